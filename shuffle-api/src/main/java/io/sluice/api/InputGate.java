@@ -1,0 +1,62 @@
+package io.sluice.api;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Consumer side: reads one subpartition of each of several partitions, one channel per
+ * partition. Used by one consumer thread; {@link #close()}, {@link #isFinished()} and
+ * {@link #availableFuture()} may be called from any thread.
+ */
+public interface InputGate extends AutoCloseable {
+
+    /** @return the number of channels */
+    int numberOfInputChannels();
+
+    /**
+     * Reserves the exclusive buffers and requests every partition.
+     *
+     * @throws InsufficientBuffersException when there is too little free memory
+     * @throws IOException for any other failure; a failed setup leaves nothing reserved
+     */
+    void setup() throws IOException;
+
+    /**
+     * Never blocks. The caller owns a returned buffer or event and recycles it.
+     *
+     * @return the next buffer or event, or empty when nothing is there now or the gate has finished
+     * @throws IOException when a channel failed
+     */
+    Optional<BufferOrEvent> pollNext() throws IOException;
+
+    /**
+     * Blocks until a buffer or event is there. The caller owns it and recycles it.
+     *
+     * @return the next buffer or event, or empty once every channel has ended
+     * @throws IOException when a channel failed
+     * @throws InterruptedException when the thread is interrupted while waiting
+     */
+    Optional<BufferOrEvent> getNext() throws IOException, InterruptedException;
+
+    /** @return completes when {@link #pollNext()} has something, or the gate finished or failed */
+    CompletableFuture<?> availableFuture();
+
+    /** @return true once every channel has reached the end of its partition */
+    boolean isFinished();
+
+    /**
+     * Sends an event backwards to the producer of every partition this gate reads
+     * (delivered to {@link ResultPartitionWriter#onTaskEvent}). The caller keeps ownership of
+     * {@code event}; its bytes are copied before this returns.
+     *
+     * @param event the event's payload
+     * @throws IOException when the event cannot be sent
+     */
+    void sendTaskEvent(ByteBuffer event) throws IOException;
+
+    /** Cancels the requests and returns every buffer; idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,19 @@
+package io.sluice.api;
+
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * Identifies one shuffle environment (in Flink terms, one TaskManager). A consumer whose
+ * environment has the same id as a partition's producer reads that partition in-process.
+ * Immutable value; any thread.
+ *
+ * @param value the id, unique among the environments of one job; not null
+ */
+public record ResourceId(String value) implements Serializable {
+
+    /** @throws NullPointerException when {@code value} is null */
+    public ResourceId {
+        Objects.requireNonNull(value, "value");
+    }
+}

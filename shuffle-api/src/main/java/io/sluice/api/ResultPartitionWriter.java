@@ -1,0 +1,92 @@
+package io.sluice.api;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Producer side of one result partition: records go to one subpartition per consumer, framed as
+ * {@link RecordFraming} defines. Used by one producer thread at a time; {@link #close()} may be
+ * called from any thread at any time.
+ */
+public interface ResultPartitionWriter extends AutoCloseable {
+
+    /** @return the partition this writer produces */
+    ResultPartitionId partitionId();
+
+    /** @return the number of subpartitions (consumers) */
+    int numberOfSubpartitions();
+
+    /**
+     * Takes the writer's buffer pool and registers the partition so consumers can request it.
+     *
+     * @throws InsufficientBuffersException when the environment has too little free memory
+     * @throws IOException for any other failure; a failed setup leaves nothing reserved
+     */
+    void setup() throws IOException;
+
+    /**
+     * Appends one record to a subpartition; blocks while no buffer is free (backpressure).
+     * Reads {@code record} from its position to its limit and leaves both as they were; the
+     * caller keeps ownership of {@code record} and may reuse it as soon as this returns.
+     *
+     * @param record the record's bytes, 0 to 2^31-1 of them
+     * @param targetSubpartition the consumer to send it to
+     * @throws IOException when the writer failed or was closed
+     */
+    void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException;
+
+    /**
+     * Appends one record to every subpartition; ownership as in {@link #emitRecord}.
+     *
+     * @param record the record's bytes
+     * @throws IOException when the writer failed or was closed
+     */
+    void broadcastRecord(ByteBuffer record) throws IOException;
+
+    /**
+     * Sends an event to every subpartition; never blocks and takes no buffer from the pool.
+     * The caller keeps ownership of {@code event}; its bytes are copied.
+     *
+     * @param event the event's payload
+     * @param priority true to overtake the data queued before it
+     * @throws IOException when the writer failed or was closed
+     */
+    void broadcastEvent(ByteBuffer event, boolean priority) throws IOException;
+
+    /** @param targetSubpartition makes its buffered data available for sending; never blocks */
+    void flush(int targetSubpartition);
+
+    /** Makes the buffered data of every subpartition available for sending; never blocks. */
+    void flushAll();
+
+    /** @return completes when {@link #emitRecord} will not block */
+    CompletableFuture<?> availableFuture();
+
+    /**
+     * Ends the data on every subpartition.
+     *
+     * @throws IOException when the writer failed or was closed
+     */
+    void finish() throws IOException;
+
+    /** @param cause reaches consumers as a {@link ProducerFailedException} carrying its message */
+    void fail(Throwable cause);
+
+    /**
+     * Registers a listener for the task events consumers send with
+     * {@link InputGate#sendTaskEvent(ByteBuffer)}. The listener is called on a transport or
+     * consumer thread, must not block, and may read the buffer only during the call.
+     *
+     * @param listener receives each event's payload
+     */
+    void onTaskEvent(Consumer<ByteBuffer> listener);
+
+    /**
+     * Releases what this writer holds; idempotent. After {@link #finish()} the finished data stays
+     * for its consumers; without it the partition is released and consumers fail.
+     */
+    @Override
+    void close();
+}

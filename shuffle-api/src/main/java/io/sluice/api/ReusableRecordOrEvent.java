@@ -1,0 +1,44 @@
+package io.sluice.api;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The one {@link RecordOrEvent} a {@link RecordReader} hands out again and again, so that reading
+ * a record allocates nothing. Not thread-safe: written by the reader under its lock, read by the
+ * consumer thread between two calls of {@link RecordReader#next()}.
+ */
+final class ReusableRecordOrEvent implements RecordOrEvent {
+
+    private int channelIndex;
+    private boolean event;
+    private ByteBuffer data;
+
+    /** Points this holder at the next record or event and returns it. */
+    RecordOrEvent set(int channelIndex, boolean event, ByteBuffer data) {
+        this.channelIndex = channelIndex;
+        this.event = event;
+        this.data = data;
+        return this;
+    }
+
+    @Override
+    public int channelIndex() {
+        return channelIndex;
+    }
+
+    @Override
+    public boolean isEvent() {
+        return event;
+    }
+
+    @Override
+    public ByteBuffer data() {
+        return data;
+    }
+
+    @Override
+    public String toString() {
+        return (event ? "Event" : "Record") + "{channel=" + channelIndex + ", bytes="
+                + (data == null ? 0 : data.remaining()) + "}";
+    }
+}

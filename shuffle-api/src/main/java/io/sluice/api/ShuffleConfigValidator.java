@@ -1,0 +1,110 @@
+package io.sluice.api;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Finds every problem of a {@link ShuffleConfig}: unknown keys under {@code shuffle.} (with the
+ * closest known key), values that do not parse, values out of range, and options that contradict
+ * each other. Keys outside {@code shuffle.} belong to the engine and are ignored.
+ * Stateless; any thread.
+ */
+public final class ShuffleConfigValidator {
+
+    /** Prefix of the keys this library owns. */
+    static final String PREFIX = "shuffle.";
+
+    private ShuffleConfigValidator() {
+    }
+
+    /**
+     * @param config the config to check
+     * @return one line per problem, each starting with the key to change; empty when the config is valid
+     */
+    public static List<String> problems(ShuffleConfig config) {
+        List<String> problems = new ArrayList<>();
+        Map<String, ConfigOption<?>> known = new HashMap<>();
+        for (ConfigOption<?> option : ShuffleOptions.all()) {
+            known.put(option.key(), option);
+        }
+        for (String key : config.toMap().keySet()) {
+            if (key.startsWith(PREFIX) && !known.containsKey(key)) {
+                problems.add(key + ": unknown option; did you mean " + closestKey(key) + "?");
+            }
+        }
+        boolean allParse = true;
+        for (ConfigOption<?> option : ShuffleOptions.all()) {
+            allParse &= checkOne(config, option, problems);
+        }
+        if (allParse) {
+            checkCombinations(config, problems);
+        }
+        return problems;
+    }
+
+    /**
+     * @param config the config to check
+     * @throws IllegalArgumentException listing every problem, one per line, each naming the option to change
+     */
+    public static void validate(ShuffleConfig config) {
+        List<String> problems = problems(config);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("Invalid shuffle configuration (" + problems.size()
+                    + (problems.size() == 1 ? " problem" : " problems") + "):\n"
+                    + String.join("\n", problems));
+        }
+    }
+
+    /** @return false when the option's value does not parse (its problem is added) */
+    private static <T> boolean checkOne(ShuffleConfig config, ConfigOption<T> option, List<String> problems) {
+        T value;
+        try {
+            value = config.get(option);
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+            return false;
+        }
+        option.problemWith(value).ifPresent(problems::add);
+        return true;
+    }
+
+    private static void checkCombinations(ShuffleConfig config, List<String> problems) {
+        long total = config.get(ShuffleOptions.MEMORY_TOTAL);
+        long segment = config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE);
+        String totalKey = ShuffleOptions.MEMORY_TOTAL.key();
+        String segmentKey = ShuffleOptions.MEMORY_SEGMENT_SIZE.key();
+        if (segment > 0 && total < segment) {
+            problems.add(totalKey + ": " + ByteSizes.format(total) + " is less than one segment ("
+                    + segmentKey + " = " + ByteSizes.format(segment) + "); raise " + totalKey
+                    + " or lower " + segmentKey);
+        } else if (segment > 0 && total / segment > Integer.MAX_VALUE) {
+            problems.add(totalKey + ": " + ByteSizes.format(total) + " makes " + total / segment
+                    + " segments of " + ByteSizes.format(segment) + ", more than " + Integer.MAX_VALUE
+                    + "; lower " + totalKey + " or raise " + segmentKey);
+        }
+        Duration initial = config.get(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF);
+        Duration max = config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF);
+        if (initial.compareTo(max) > 0) {
+            String initialKey = ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF.key();
+            String maxKey = ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF.key();
+            problems.add(initialKey + ": " + Durations.format(initial) + " is greater than " + maxKey
+                    + " = " + Durations.format(max) + "; lower " + initialKey + " or raise " + maxKey);
+        }
+    }
+
+    private static String closestKey(String unknown) {
+        String closest = null;
+        int closestDistance = Integer.MAX_VALUE;
+        for (ConfigOption<?> option : ShuffleOptions.all()) {
+            int distance = EditDistance.between(unknown, option.key());
+            if (distance < closestDistance) {
+                closest = option.key();
+                closestDistance = distance;
+            }
+        }
+        return closest;
+    }
+}

@@ -1,0 +1,174 @@
+package io.sluice.api;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Several gates read as one. Channels are numbered gate by gate: gate 0's channels first, then
+ * gate 1's, and so on. The gates are polled in turn, so a busy gate cannot starve the others;
+ * {@link #getNext()} waits on the gates' {@link InputGate#availableFuture()}s, never polling
+ * in a loop. The union is finished when every gate is. It owns its gates: {@link #close()}
+ * closes them all.
+ *
+ * <p>Threads: like any gate, read by one consumer thread ({@link #pollNext()},
+ * {@link #getNext()}, {@link #setup()}, {@link #sendTaskEvent}); {@link #close()},
+ * {@link #isFinished()} and {@link #availableFuture()} may be called from any thread.
+ */
+public final class UnionInputGate implements InputGate {
+
+    private final List<InputGate> gates;
+    /** Channel number in the union of each gate's channel 0. */
+    private final int[] channelOffsets;
+    private final int numberOfChannels;
+    /** The gate polled first by the next {@link #pollNext()}; only the consumer thread touches it. */
+    private int nextGate;
+
+    /**
+     * @param gates the gates to read, at least one; the union owns them from now on
+     * @throws IllegalArgumentException when {@code gates} is empty
+     */
+    public UnionInputGate(List<InputGate> gates) {
+        this.gates = List.copyOf(gates);
+        if (this.gates.isEmpty()) {
+            throw new IllegalArgumentException("UnionInputGate needs at least one gate");
+        }
+        channelOffsets = new int[this.gates.size()];
+        int channels = 0;
+        for (int i = 0; i < channelOffsets.length; i++) {
+            channelOffsets[i] = channels;
+            channels += this.gates.get(i).numberOfInputChannels();
+        }
+        numberOfChannels = channels;
+    }
+
+    @Override
+    public int numberOfInputChannels() {
+        return numberOfChannels;
+    }
+
+    /**
+     * Sets up every gate. When one fails, every gate is closed (so nothing stays reserved) and the
+     * failure is thrown.
+     */
+    @Override
+    public void setup() throws IOException {
+        for (InputGate gate : gates) {
+            try {
+                gate.setup();
+            } catch (IOException | RuntimeException e) {
+                closeAll(e);
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public Optional<BufferOrEvent> pollNext() throws IOException {
+        int count = gates.size();
+        for (int i = 0; i < count; i++) {
+            int index = (nextGate + i) % count;
+            Optional<BufferOrEvent> next = gates.get(index).pollNext();
+            if (next.isPresent()) {
+                nextGate = (index + 1) % count;
+                return channelOffsets[index] == 0 ? next
+                        : Optional.of(new OffsetBufferOrEvent(next.get(), channelOffsets[index]));
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<BufferOrEvent> getNext() throws IOException, InterruptedException {
+        while (true) {
+            Optional<BufferOrEvent> next = pollNext();
+            if (next.isPresent() || isFinished()) {
+                return next;
+            }
+            try {
+                availableFuture().get();
+            } catch (ExecutionException e) {
+                throw new ShuffleException("An input gate of the union failed: " + e.getCause(), e.getCause());
+            }
+        }
+    }
+
+    /** @return completes when a gate that has not finished has something, or finishes or fails */
+    @Override
+    public CompletableFuture<?> availableFuture() {
+        List<CompletableFuture<?>> pending = new ArrayList<>(gates.size());
+        for (InputGate gate : gates) {
+            if (!gate.isFinished()) {
+                pending.add(gate.availableFuture());
+            }
+        }
+        if (pending.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.anyOf(pending.toArray(new CompletableFuture<?>[0]));
+    }
+
+    @Override
+    public boolean isFinished() {
+        for (InputGate gate : gates) {
+            if (!gate.isFinished()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Sends the event to every gate, each reading its own view of it. When some gates fail, the
+     * others still get the event; the first failure is thrown with the rest suppressed.
+     */
+    @Override
+    public void sendTaskEvent(ByteBuffer event) throws IOException {
+        IOException failure = null;
+        for (InputGate gate : gates) {
+            try {
+                gate.sendTaskEvent(event.duplicate());
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Closes every gate; a gate whose close throws does not keep the others open. Idempotent. */
+    @Override
+    public void close() {
+        closeAll(null);
+    }
+
+    /** Closes every gate; the failures of close are added to {@code primary}, or thrown when it is null. */
+    private void closeAll(Throwable primary) {
+        RuntimeException failure = null;
+        for (InputGate gate : gates) {
+            try {
+                gate.close();
+            } catch (RuntimeException e) {
+                if (primary != null) {
+                    primary.addSuppressed(e);
+                } else if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

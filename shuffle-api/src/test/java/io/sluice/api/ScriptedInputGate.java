@@ -1,0 +1,194 @@
+package io.sluice.api;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A hand-written gate for tests: hands out the buffers and events it was given, in order, ends
+ * when {@link #finish()} was called and the queue is empty, and records what was asked of it.
+ * Any thread (every method holds the gate's monitor, except while getNext waits).
+ */
+final class ScriptedInputGate implements InputGate {
+
+    private final int channels;
+    private final ArrayDeque<TestBuffer> queue = new ArrayDeque<>(); // guarded by this
+    private final List<TestBuffer> handedOut = new ArrayList<>(); // guarded by this
+    private final List<byte[]> taskEvents = new ArrayList<>(); // guarded by this
+    private CompletableFuture<Void> available = new CompletableFuture<>(); // guarded by this
+    private boolean finished; // guarded by this
+    private IOException failure; // guarded by this
+    private IOException setupFailure; // guarded by this
+    private RuntimeException closeFailure; // guarded by this
+    private int pollCalls; // guarded by this
+    private int waits; // guarded by this
+    private int setupCalls; // guarded by this
+    private int closeCalls; // guarded by this
+
+    ScriptedInputGate(int channels) {
+        this.channels = channels;
+    }
+
+    /** Queues buffers and events; wakes a waiting consumer. */
+    synchronized ScriptedInputGate add(TestBuffer... buffers) {
+        for (TestBuffer buffer : buffers) {
+            queue.add(buffer);
+        }
+        wake();
+        return this;
+    }
+
+    /** Queues the buffers of {@code channel}, one per array. */
+    synchronized ScriptedInputGate addBuffers(int channel, List<byte[]> buffers) {
+        for (byte[] bytes : buffers) {
+            queue.add(TestBuffer.buffer(channel, bytes));
+        }
+        wake();
+        return this;
+    }
+
+    /** Ends the data: once the queue is empty the gate is finished. */
+    synchronized ScriptedInputGate finish() {
+        finished = true;
+        wake();
+        return this;
+    }
+
+    synchronized void fail(IOException cause) {
+        failure = cause;
+        wake();
+    }
+
+    synchronized void failSetupWith(IOException cause) {
+        setupFailure = cause;
+    }
+
+    synchronized void failCloseWith(RuntimeException cause) {
+        closeFailure = cause;
+    }
+
+    synchronized List<TestBuffer> handedOut() {
+        return new ArrayList<>(handedOut);
+    }
+
+    synchronized List<byte[]> taskEvents() {
+        return new ArrayList<>(taskEvents);
+    }
+
+    synchronized int pollCalls() {
+        return pollCalls;
+    }
+
+    /** @return how often availableFuture() returned a future that was not done yet */
+    synchronized int waits() {
+        return waits;
+    }
+
+    /** Blocks until a consumer has asked for a future that is not done yet, i.e. is about to wait. */
+    synchronized void awaitWaiting() throws InterruptedException {
+        while (waits == 0) {
+            wait();
+        }
+    }
+
+    synchronized int setupCalls() {
+        return setupCalls;
+    }
+
+    synchronized int closeCalls() {
+        return closeCalls;
+    }
+
+    @Override
+    public int numberOfInputChannels() {
+        return channels;
+    }
+
+    @Override
+    public synchronized void setup() throws IOException {
+        setupCalls++;
+        if (setupFailure != null) {
+            throw setupFailure;
+        }
+    }
+
+    @Override
+    public synchronized Optional<BufferOrEvent> pollNext() throws IOException {
+        pollCalls++;
+        if (failure != null) {
+            throw failure;
+        }
+        TestBuffer next = queue.poll();
+        if (next == null) {
+            return Optional.empty();
+        }
+        handedOut.add(next);
+        return Optional.of(next);
+    }
+
+    @Override
+    public Optional<BufferOrEvent> getNext() throws IOException, InterruptedException {
+        while (true) {
+            CompletableFuture<?> future;
+            synchronized (this) {
+                Optional<BufferOrEvent> next = pollNext();
+                if (next.isPresent() || isFinished() || closeCalls > 0) {
+                    return next;
+                }
+                future = availableFuture();
+            }
+            try {
+                future.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IOException(e.getCause());
+            }
+        }
+    }
+
+    @Override
+    public synchronized CompletableFuture<?> availableFuture() {
+        if (!queue.isEmpty() || finished || failure != null || closeCalls > 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        waits++;
+        notifyAll();
+        return available;
+    }
+
+    @Override
+    public synchronized boolean isFinished() {
+        return finished && queue.isEmpty();
+    }
+
+    @Override
+    public synchronized void sendTaskEvent(ByteBuffer event) throws IOException {
+        if (failure != null) {
+            throw failure;
+        }
+        byte[] copy = new byte[event.remaining()];
+        event.get(copy);
+        taskEvents.add(copy);
+    }
+
+    @Override
+    public synchronized void close() {
+        closeCalls++;
+        while (!queue.isEmpty()) {
+            queue.poll().recycle();
+        }
+        wake();
+        if (closeFailure != null) {
+            throw closeFailure;
+        }
+    }
+
+    private void wake() {
+        CompletableFuture<Void> toComplete = available;
+        available = new CompletableFuture<>();
+        toComplete.complete(null);
+    }
+}

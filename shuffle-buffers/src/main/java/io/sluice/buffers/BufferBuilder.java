@@ -1,0 +1,162 @@
+package io.sluice.buffers;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The writer side of a buffer under construction. Bytes are appended into the segment, and {@link #commit()}
+ * publishes them to the {@link BufferConsumer} (one volatile write, no lock); {@link #finish()} publishes the end.
+ *
+ * <p>Threads: ONE writer thread calls every method; the consumer may read on another thread.
+ *
+ * <p>Ownership: the builder holds one reference to the underlying {@link Buffer} and releases it on
+ * {@link #close()}; each consumer holds its own. The segment returns to its recycler once the builder is closed,
+ * every consumer is closed and every built buffer is recycled.
+ */
+public final class BufferBuilder implements AutoCloseable {
+
+    /** The underlying buffer; this builder owns one reference until {@link #close()}. */
+    private final Buffer buffer;
+
+    private final MemorySegment segment;
+
+    private final CommittedPosition committed = CommittedPosition.unfinished();
+
+    /** Bytes appended so far (committed or not). */
+    private int writePosition;
+
+    /** Writable limit; the segment size unless {@link #trim trimmed}. */
+    private int maxCapacity;
+
+    private boolean consumerCreated;
+
+    private boolean closed;
+
+    /** A builder over {@code segment}; the segment goes to {@code recycler} when the last reference is released. */
+    public BufferBuilder(MemorySegment segment, BufferRecycler recycler) {
+        this.buffer = new Buffer(segment, recycler);
+        this.segment = segment;
+        this.maxCapacity = segment.size();
+    }
+
+    /**
+     * The consumer of this builder, starting at the current write position (bytes appended before are skipped).
+     * Only one consumer may be created (this or {@link #createBufferConsumerFromBeginning()}); more readers use
+     * {@link BufferConsumer#copy()}. The caller owns the consumer and closes it.
+     */
+    public BufferConsumer createBufferConsumer() {
+        return createConsumerAt(writePosition);
+    }
+
+    /** Like {@link #createBufferConsumer()}, but the consumer starts at byte 0. Shares the "only once" rule. */
+    public BufferConsumer createBufferConsumerFromBeginning() {
+        return createConsumerAt(0);
+    }
+
+    /**
+     * Copies {@code min(source.remaining(), getWritableBytes())} bytes from {@code source}, advancing its
+     * position. The bytes are not visible to the consumer until {@link #commit()}.
+     *
+     * @return the number of bytes copied
+     */
+    public int append(ByteBuffer source) {
+        checkWritable();
+        int toCopy = Math.min(source.remaining(), maxCapacity - writePosition);
+        segment.put(writePosition, source, toCopy);
+        writePosition += toCopy;
+        return toCopy;
+    }
+
+    /** {@link #append} then {@link #commit()}. */
+    public int appendAndCommit(ByteBuffer source) {
+        int copied = append(source);
+        commit();
+        return copied;
+    }
+
+    /** Publishes every appended byte to the consumer. */
+    public void commit() {
+        committed.commit(writePosition);
+    }
+
+    /**
+     * Commits and marks the buffer finished: no more appends. Idempotent.
+     *
+     * @return the total number of bytes written
+     */
+    public int finish() {
+        if (!isFinished()) {
+            committed.finish(writePosition);
+        }
+        return writePosition;
+    }
+
+    public boolean isFinished() {
+        return CommittedPosition.isFinished(committed.read());
+    }
+
+    public boolean isFull() {
+        return writePosition == maxCapacity;
+    }
+
+    public int getWritableBytes() {
+        return maxCapacity - writePosition;
+    }
+
+    public int getCommittedBytes() {
+        return CommittedPosition.bytes(committed.read());
+    }
+
+    public int getMaxCapacity() {
+        return maxCapacity;
+    }
+
+    /**
+     * Limits the capacity to {@code newSize}, clamped to {@code [bytes written, segment size]} (a negative value
+     * counts as 0).
+     */
+    public void trim(int newSize) {
+        maxCapacity = Math.min(Math.max(newSize, writePosition), segment.size());
+    }
+
+    /** Marks the content as an event rather than data; call before creating the consumer. */
+    public void tagAsEvent() {
+        buffer.tagAsEvent();
+    }
+
+    /** Releases the builder's reference; idempotent. Appending afterwards fails. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        buffer.recycleBuffer();
+    }
+
+    @Override
+    public String toString() {
+        return "BufferBuilder[written " + writePosition + ", committed " + getCommittedBytes() + ", capacity "
+                + maxCapacity + (isFinished() ? ", finished" : "") + (closed ? ", closed]" : "]");
+    }
+
+    private BufferConsumer createConsumerAt(int readerPosition) {
+        if (consumerCreated) {
+            throw new IllegalStateException("a consumer was already created for this builder; use "
+                    + "BufferConsumer.copy() for another reader: " + this);
+        }
+        if (closed) {
+            throw new IllegalStateException("cannot create a consumer for a closed builder: " + this);
+        }
+        consumerCreated = true;
+        return new BufferConsumer(buffer.retainBuffer(), committed, readerPosition);
+    }
+
+    private void checkWritable() {
+        if (closed) {
+            throw new IllegalStateException("cannot append to a closed builder: " + this);
+        }
+        if (isFinished()) {
+            throw new IllegalStateException("cannot append to a finished builder: " + this);
+        }
+    }
+}

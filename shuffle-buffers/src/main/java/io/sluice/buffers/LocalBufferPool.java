@@ -1,0 +1,577 @@
+package io.sluice.buffers;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A pool carved from a {@link NetworkBufferPool}, created by {@link NetworkBufferPool#createBufferPool}. It owns
+ * at most {@link #getNumBuffers()} segments at a time (its quota, set by the global pool's redistribution),
+ * takes them from the global pool lazily, and returns any segment above its quota as soon as it is recycled.
+ *
+ * <p>Ownership: every buffer, builder or segment handed out belongs to the caller until it is recycled into this
+ * pool (a buffer's or builder's last release does that; a raw segment goes back through {@link #recycle}).
+ *
+ * <p>Threads: any thread. One lock guards the pool's state; it is taken after the global pool's factory lock and
+ * before its segment lock (see {@link NetworkBufferPool}), and never together with another local pool's lock.
+ * Listeners are called and futures completed with no lock held.
+ *
+ * <p>Invariants under the lock: a listener waits only while no segment sits idle here; while idle segments are
+ * missing and the quota allows more, the pool is subscribed to the global pool's availability (so requesters
+ * blocked here wake when the global pool gets segments back).
+ */
+public final class LocalBufferPool implements BufferRecycler {
+
+    /** Subpartition index for requests that do not count toward a per-subpartition cap. */
+    private static final int NO_SUBPARTITION = -1;
+
+    private final NetworkBufferPool networkBufferPool;
+
+    private final int numberOfRequiredSegments;
+
+    private final int maxNumberOfSegments;
+
+    private final int numberOfSubpartitions;
+
+    private final int maxBuffersPerSubpartition;
+
+    /** One recycler per subpartition that decrements its count; null when there is no cap to enforce. */
+    private final BufferRecycler[] subpartitionRecyclers;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    /** Signalled (under {@link #lock}) for each segment that becomes idle here, and on destroy. */
+    private final Condition segmentAvailable = lock.newCondition();
+
+    // guarded by lock
+    private final ArrayDeque<MemorySegment> availableSegments = new ArrayDeque<>();
+
+    // guarded by lock; in registration order
+    private final ArrayDeque<BufferListener> listeners = new ArrayDeque<>();
+
+    // guarded by lock: taken from the global pool and not returned yet (idle here + out in buffers)
+    private int numberOfRequestedSegments;
+
+    // guarded by lock: the quota
+    private int currentPoolSize;
+
+    // guarded by lock: buffers out per subpartition; null without a cap
+    private final int[] buffersPerSubpartition;
+
+    // guarded by lock: how many subpartitions hold their cap (the pool is unavailable while > 0)
+    private int subpartitionsAtCap;
+
+    // guarded by lock; Availability.AVAILABLE while a request would succeed, else pending
+    private CompletableFuture<Void> availableFuture = new CompletableFuture<>();
+
+    // guarded by lock: a callback on the global pool's availability future is registered and has not run yet
+    private boolean subscribedToGlobal;
+
+    /** Written under the lock; volatile for lock-free reads in {@link #isDestroyed()}. */
+    private volatile PoolState state = PoolState.ACTIVE;
+
+    LocalBufferPool(NetworkBufferPool networkBufferPool, int numberOfRequiredSegments, int maxNumberOfSegments,
+                    int numberOfSubpartitions, int maxBuffersPerSubpartition) {
+        this.networkBufferPool = networkBufferPool;
+        this.numberOfRequiredSegments = numberOfRequiredSegments;
+        this.maxNumberOfSegments = maxNumberOfSegments;
+        this.numberOfSubpartitions = numberOfSubpartitions;
+        this.maxBuffersPerSubpartition = maxBuffersPerSubpartition;
+        boolean capped = numberOfSubpartitions > 0 && maxBuffersPerSubpartition != Integer.MAX_VALUE;
+        this.buffersPerSubpartition = capped ? new int[numberOfSubpartitions] : null;
+        this.subpartitionRecyclers = capped ? new BufferRecycler[numberOfSubpartitions] : null;
+        for (int i = 0; capped && i < numberOfSubpartitions; i++) {
+            int subpartition = i;
+            subpartitionRecyclers[i] = segment -> recycle(segment, subpartition);
+        }
+    }
+
+    /** A buffer over a free segment, or null if none is available now; never blocks. The caller recycles it. */
+    public Buffer requestBuffer() {
+        MemorySegment segment = requestSegment(NO_SUBPARTITION);
+        return segment == null ? null : new Buffer(segment, this);
+    }
+
+    /**
+     * A buffer, waiting as long as it takes for one to be recycled or for the global pool to give this pool one.
+     *
+     * @throws BufferPoolDestroyedException the pool is, or while waiting gets, destroyed
+     */
+    public Buffer requestBufferBlocking() throws InterruptedException {
+        return new Buffer(requestSegmentBlocking(NO_SUBPARTITION), this);
+    }
+
+    /** A builder over a free segment, or null if none is available now. The caller closes it. */
+    public BufferBuilder requestBufferBuilder() {
+        MemorySegment segment = requestSegment(NO_SUBPARTITION);
+        return segment == null ? null : new BufferBuilder(segment, this);
+    }
+
+    /**
+     * A builder for {@code targetSubpartition}, or null if none is available now. Counts toward that
+     * subpartition's cap until the builder's segment is recycled: at the cap the pool reports itself unavailable,
+     * but requests still succeed while segments are free.
+     */
+    public BufferBuilder requestBufferBuilder(int targetSubpartition) {
+        checkSubpartition(targetSubpartition);
+        MemorySegment segment = requestSegment(targetSubpartition);
+        return segment == null ? null : new BufferBuilder(segment, recyclerFor(targetSubpartition));
+    }
+
+    /** Like {@link #requestBufferBuilder(int)}, waiting for a segment (see {@link #requestBufferBlocking()}). */
+    public BufferBuilder requestBufferBuilderBlocking(int targetSubpartition) throws InterruptedException {
+        checkSubpartition(targetSubpartition);
+        MemorySegment segment = requestSegmentBlocking(targetSubpartition);
+        return new BufferBuilder(segment, recyclerFor(targetSubpartition));
+    }
+
+    /** A raw segment, or null if none is available now; the caller returns it through {@link #recycle}. */
+    public MemorySegment requestMemorySegment() {
+        return requestSegment(NO_SUBPARTITION);
+    }
+
+    /**
+     * Registers {@code listener} for the next buffer if none is available now: returns true. Returns false
+     * (nothing registered) if a buffer is available now (the caller should just request it) or the pool is
+     * destroyed. Each recycled buffer goes to at most one waiting listener, in registration order, before it goes
+     * back to the pool.
+     */
+    public boolean addBufferListener(BufferListener listener) {
+        CompletableFuture<Void> toComplete = null;
+        lock.lock();
+        try {
+            if (state == PoolState.DESTROYED || !availableSegments.isEmpty()) {
+                return false;
+            }
+            MemorySegment fromGlobal = takeFromGlobalLocked();
+            if (fromGlobal == null) {
+                listeners.add(listener);
+                return true;
+            }
+            makeIdleLocked(fromGlobal);
+            toComplete = updateAvailabilityLocked();
+            return false;
+        } finally {
+            lock.unlock();
+            complete(toComplete);
+        }
+    }
+
+    /**
+     * Done iff the next non-blocking request would succeed and no subpartition holds its cap, or the pool is
+     * destroyed (requests then throw). A pending future completes when that changes. Do not complete it yourself.
+     */
+    public CompletableFuture<?> getAvailableFuture() {
+        lock.lock();
+        try {
+            return availableFuture;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public boolean isAvailable() {
+        return getAvailableFuture().isDone();
+    }
+
+    public int getNumberOfRequiredMemorySegments() {
+        return numberOfRequiredSegments;
+    }
+
+    public int getMaxNumberOfMemorySegments() {
+        return maxNumberOfSegments;
+    }
+
+    /** The current quota assigned by the global pool's redistribution (or by {@link #setNumBuffers}). */
+    public int getNumBuffers() {
+        lock.lock();
+        try {
+            return currentPoolSize;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sets the quota (clamped to the maximum) until the global pool redistributes again. Idle segments above it
+     * go back to the global pool now, segments out in buffers when they are recycled. No effect once destroyed.
+     *
+     * @throws IllegalArgumentException {@code numBuffers} is below the pool's required minimum
+     */
+    public void setNumBuffers(int numBuffers) {
+        if (numBuffers < numberOfRequiredSegments) {
+            throw new IllegalArgumentException("buffer pool size " + numBuffers + " is below its required minimum "
+                    + numberOfRequiredSegments + ": " + this);
+        }
+        List<MemorySegment> excess = new ArrayList<>();
+        resize(numBuffers, excess);
+        networkBufferPool.returnSegments(excess);
+        onResized();
+    }
+
+    /** Segments idle in this pool right now. */
+    public int getNumberOfAvailableMemorySegments() {
+        lock.lock();
+        try {
+            return availableSegments.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Segments of this pool out in buffers right now; a snapshot that may be stale when read. */
+    public int bestEffortGetNumOfUsedBuffers() {
+        lock.lock();
+        try {
+            return Math.max(0, numberOfRequestedSegments - availableSegments.size());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public int getNumberOfSubpartitions() {
+        return numberOfSubpartitions;
+    }
+
+    public int getMaxBuffersPerSubpartition() {
+        return maxBuffersPerSubpartition;
+    }
+
+    /**
+     * Takes back a segment of this pool: to a waiting listener, else into the pool, or to the global pool when
+     * this pool is above its quota or destroyed. The caller must not touch the segment afterwards.
+     */
+    @Override
+    public void recycle(MemorySegment segment) {
+        recycle(segment, NO_SUBPARTITION);
+    }
+
+    /**
+     * Destroys the pool. Idle segments go back to the global pool now, segments out in buffers when those are
+     * recycled. Waiting listeners get {@link BufferListener#notifyBufferDestroyed()} once; blocked requesters wake
+     * with {@link BufferPoolDestroyedException}. Unregisters from the global pool, whose other pools get the
+     * share. Idempotent.
+     */
+    public void lazyDestroy() {
+        List<MemorySegment> idle;
+        List<BufferListener> waiting;
+        CompletableFuture<Void> toComplete;
+        lock.lock();
+        try {
+            if (state == PoolState.DESTROYED) {
+                return;
+            }
+            state = PoolState.DESTROYED;
+            idle = new ArrayList<>(availableSegments);
+            availableSegments.clear();
+            numberOfRequestedSegments -= idle.size();
+            waiting = new ArrayList<>(listeners);
+            listeners.clear();
+            segmentAvailable.signalAll();
+            toComplete = updateAvailabilityLocked();
+        } finally {
+            lock.unlock();
+        }
+        networkBufferPool.returnSegments(idle);
+        networkBufferPool.unregister(this);
+        complete(toComplete);
+        notifyDestroyed(waiting);
+    }
+
+    public boolean isDestroyed() {
+        return state == PoolState.DESTROYED;
+    }
+
+    @Override
+    public String toString() {
+        lock.lock();
+        try {
+            return "LocalBufferPool[" + state + ", required " + numberOfRequiredSegments + ", max "
+                    + (maxNumberOfSegments == Integer.MAX_VALUE ? "unbounded" : maxNumberOfSegments)
+                    + ", size " + currentPoolSize + ", requested " + numberOfRequestedSegments
+                    + ", idle " + availableSegments.size() + ", listeners " + listeners.size() + "]";
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- for NetworkBufferPool (package-private)
+
+    /**
+     * Sets the quota (clamped to the maximum) and moves idle segments above it into {@code excess}, which the
+     * caller returns to the global pool after releasing its locks, then calls {@link #onResized()}.
+     * Called with the factory lock held (lock order 1 then 2).
+     */
+    void resize(int numBuffers, List<MemorySegment> excess) {
+        lock.lock();
+        try {
+            if (state == PoolState.DESTROYED) {
+                return;
+            }
+            currentPoolSize = Math.min(numBuffers, maxNumberOfSegments);
+            while (numberOfRequestedSegments > currentPoolSize && !availableSegments.isEmpty()) {
+                excess.add(availableSegments.poll());
+                numberOfRequestedSegments--;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** After a quota change: takes segments it may now take, updates availability. No lock may be held. */
+    void onResized() {
+        settle();
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private MemorySegment requestSegment(int subpartition) {
+        MemorySegment segment;
+        boolean mayChangeAvailability;
+        lock.lock();
+        try {
+            if (state == PoolState.DESTROYED) {
+                throw new BufferPoolDestroyedException("cannot request a buffer: the buffer pool is destroyed ("
+                        + this + ")");
+            }
+            segment = availableSegments.poll();
+            if (segment == null) {
+                segment = takeFromGlobalLocked();
+            }
+            boolean reachedCap = segment != null && subpartition != NO_SUBPARTITION && countTowardCapLocked(subpartition);
+            mayChangeAvailability = availableSegments.isEmpty() || reachedCap;
+        } finally {
+            lock.unlock();
+        }
+        if (mayChangeAvailability) { // the common case (more idle segments, no cap reached) skips a second lock
+            settle();
+        }
+        return segment;
+    }
+
+    private MemorySegment requestSegmentBlocking(int subpartition) throws InterruptedException {
+        while (true) {
+            MemorySegment segment = requestSegment(subpartition);
+            if (segment != null) {
+                return segment;
+            }
+            lock.lockInterruptibly();
+            try {
+                // a segment arrives by a recycle or by the global-pool subscription; both signal
+                while (state == PoolState.ACTIVE && availableSegments.isEmpty()) {
+                    segmentAvailable.await();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void recycle(MemorySegment segment, int subpartition) {
+        boolean toGlobal = false;
+        BufferListener listener = null;
+        CompletableFuture<Void> toComplete;
+        lock.lock();
+        try {
+            if (subpartition != NO_SUBPARTITION) {
+                releaseFromCapLocked(subpartition);
+            }
+            if (state == PoolState.DESTROYED || numberOfRequestedSegments > currentPoolSize) {
+                numberOfRequestedSegments--;
+                toGlobal = true;
+            } else if (!listeners.isEmpty()) {
+                listener = listeners.poll();
+            } else {
+                makeIdleLocked(segment);
+            }
+            toComplete = updateAvailabilityLocked();
+        } finally {
+            lock.unlock();
+        }
+        complete(toComplete);
+        if (toGlobal) {
+            networkBufferPool.returnSegment(segment);
+        } else if (listener != null) {
+            notifyListener(listener, segment);
+            settle(); // the listener may have re-registered, or others may wait for capacity
+        }
+    }
+
+    /**
+     * Brings the pool to a settled state after a change: serves waiting listeners, keeps one idle segment when the
+     * quota allows, subscribes to the global pool while it has none to give, and completes the availability
+     * future. Loops while it hands segments to listeners. No lock may be held.
+     */
+    private void settle() {
+        while (true) {
+            BufferListener listener = null;
+            MemorySegment forListener = null;
+            boolean subscribe = false;
+            CompletableFuture<Void> toComplete;
+            lock.lock();
+            try {
+                if (state == PoolState.ACTIVE) {
+                    if (!listeners.isEmpty()) {
+                        forListener = availableSegments.poll();
+                        if (forListener == null) {
+                            forListener = takeFromGlobalLocked();
+                        }
+                        if (forListener != null) {
+                            listener = listeners.poll();
+                        }
+                    } else if (availableSegments.isEmpty()) {
+                        MemorySegment fromGlobal = takeFromGlobalLocked();
+                        if (fromGlobal != null) {
+                            makeIdleLocked(fromGlobal);
+                        }
+                    }
+                    if (forListener == null && availableSegments.isEmpty() && !subscribedToGlobal
+                            && numberOfRequestedSegments < currentPoolSize && !networkBufferPool.isDestroyed()) {
+                        subscribedToGlobal = true;
+                        subscribe = true;
+                    }
+                }
+                toComplete = updateAvailabilityLocked();
+            } finally {
+                lock.unlock();
+            }
+            complete(toComplete);
+            if (subscribe) {
+                // runs at once on this thread if the global pool got a segment back in the meantime
+                networkBufferPool.getAvailableFuture().thenRun(this::onGlobalPoolAvailable);
+            }
+            if (listener == null) {
+                return;
+            }
+            notifyListener(listener, forListener);
+        }
+    }
+
+    /** Callback of the global availability future; runs on the thread that returned a segment, no lock held. */
+    private void onGlobalPoolAvailable() {
+        lock.lock();
+        try {
+            subscribedToGlobal = false;
+        } finally {
+            lock.unlock();
+        }
+        settle();
+    }
+
+    /**
+     * Gives {@code segment} to {@code listener} as a buffer of this pool; re-registers it if it asks to stay, or
+     * tells it the pool is destroyed if that happened meanwhile. No lock may be held.
+     */
+    private void notifyListener(BufferListener listener, MemorySegment segment) {
+        // ownership of the buffer passes to the listener with this call, also if it throws
+        boolean stay = listener.notifyBufferAvailable(new Buffer(segment, this));
+        if (!stay) {
+            return;
+        }
+        boolean destroyed;
+        lock.lock();
+        try {
+            destroyed = state == PoolState.DESTROYED;
+            if (!destroyed) {
+                listeners.add(listener);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (destroyed) {
+            listener.notifyBufferDestroyed();
+        }
+    }
+
+    /** Tells every listener the pool is destroyed; one failing listener does not keep the others waiting. */
+    private static void notifyDestroyed(List<BufferListener> waiting) {
+        RuntimeException failure = null;
+        for (BufferListener listener : waiting) {
+            try {
+                listener.notifyBufferDestroyed();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** One more segment from the global pool if the quota allows and one is free, else null. Never blocks. */
+    private MemorySegment takeFromGlobalLocked() {
+        if (numberOfRequestedSegments >= currentPoolSize) {
+            return null;
+        }
+        MemorySegment segment = networkBufferPool.pollSegment(); // segment lock: innermost, calls nothing
+        if (segment != null) {
+            numberOfRequestedSegments++;
+        }
+        return segment;
+    }
+
+    private void makeIdleLocked(MemorySegment segment) {
+        availableSegments.add(segment);
+        segmentAvailable.signal(); // one segment, one waiter
+    }
+
+    /** Counts a buffer toward its subpartition's cap; true if that subpartition just reached it. */
+    private boolean countTowardCapLocked(int subpartition) {
+        if (buffersPerSubpartition == null) {
+            return false;
+        }
+        if (++buffersPerSubpartition[subpartition] != maxBuffersPerSubpartition) {
+            return false;
+        }
+        subpartitionsAtCap++;
+        return true;
+    }
+
+    private void releaseFromCapLocked(int subpartition) {
+        if (buffersPerSubpartition[subpartition]-- == maxBuffersPerSubpartition) {
+            subpartitionsAtCap--;
+        }
+    }
+
+    /** Swaps the availability future to match the state; returns a future to complete after unlocking, or null. */
+    private CompletableFuture<Void> updateAvailabilityLocked() {
+        boolean available = state == PoolState.DESTROYED
+                || (!availableSegments.isEmpty() && subpartitionsAtCap == 0);
+        if (available) {
+            if (availableFuture == Availability.AVAILABLE) {
+                return null;
+            }
+            CompletableFuture<Void> toComplete = availableFuture;
+            availableFuture = Availability.AVAILABLE;
+            return toComplete;
+        }
+        if (availableFuture == Availability.AVAILABLE) {
+            availableFuture = new CompletableFuture<>();
+        }
+        return null;
+    }
+
+    private BufferRecycler recyclerFor(int subpartition) {
+        return subpartitionRecyclers == null ? this : subpartitionRecyclers[subpartition];
+    }
+
+    private void checkSubpartition(int subpartition) {
+        if (subpartitionRecyclers != null && (subpartition < 0 || subpartition >= numberOfSubpartitions)) {
+            throw new IllegalArgumentException("subpartition " + subpartition + " outside [0, "
+                    + numberOfSubpartitions + ") of " + this);
+        }
+    }
+
+    private static void complete(CompletableFuture<Void> future) {
+        if (future != null) {
+            future.complete(null);
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package io.sluice.buffers;
+
+import java.nio.BufferOverflowException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * A fixed-size piece of memory: off-heap (a direct {@link ByteBuffer}) for network buffers, or heap (a wrapped
+ * {@code byte[]}) for small events. Every access is bounds-checked and multi-byte values are big-endian.
+ *
+ * <p>Threads: a segment has one owner at a time (the pool while free, then whoever holds the buffer over it); it
+ * does no locking of its own. {@link #free()} is called by the owning pool while no one else uses the segment;
+ * afterwards every access throws {@link IllegalStateException}. Views made by {@link #wrap(int, int)} share the
+ * memory and must not be used once the segment has gone back to its pool.
+ */
+public final class MemorySegment {
+
+    /** The memory; null once freed, which is how every accessor detects a freed segment with one field read. */
+    private ByteBuffer memory;
+
+    private final int size;
+
+    private final boolean offHeap;
+
+    private MemorySegment(ByteBuffer memory) {
+        this.memory = memory.order(ByteOrder.BIG_ENDIAN);
+        this.size = memory.capacity();
+        this.offHeap = memory.isDirect();
+    }
+
+    /** Allocates {@code size} bytes of direct (off-heap) memory; released by {@link #free()}. */
+    public static MemorySegment allocateOffHeap(int size) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("segment size must be positive, was " + size);
+        }
+        return new MemorySegment(ByteBuffer.allocateDirect(size));
+    }
+
+    /** A heap segment over {@code bytes} (shared, not copied); used for events. */
+    public static MemorySegment wrap(byte[] bytes) {
+        return new MemorySegment(ByteBuffer.wrap(bytes));
+    }
+
+    /** The size in bytes (also after {@link #free()}). */
+    public int size() {
+        return size;
+    }
+
+    public boolean isOffHeap() {
+        return offHeap;
+    }
+
+    public boolean isFreed() {
+        return memory == null;
+    }
+
+    /**
+     * Releases the memory (direct memory at once; heap memory is left to the GC). Idempotent. Afterwards every
+     * access throws {@link IllegalStateException}. Only the segment's owner may call this, when nobody else uses it.
+     */
+    public void free() {
+        ByteBuffer released = memory;
+        if (released == null) {
+            return;
+        }
+        memory = null;
+        if (offHeap) {
+            DirectMemoryReleaser.release(released);
+        }
+    }
+
+    public byte get(int index) {
+        return memory(index, 1).get(index);
+    }
+
+    public void put(int index, byte b) {
+        memory(index, 1).put(index, b);
+    }
+
+    /** Reads a big-endian int at {@code index}. */
+    public int getInt(int index) {
+        return memory(index, Integer.BYTES).getInt(index);
+    }
+
+    /** Writes a big-endian int at {@code index}. */
+    public void putInt(int index, int value) {
+        memory(index, Integer.BYTES).putInt(index, value);
+    }
+
+    /** Reads a big-endian long at {@code index}. */
+    public long getLong(int index) {
+        return memory(index, Long.BYTES).getLong(index);
+    }
+
+    /** Writes a big-endian long at {@code index}. */
+    public void putLong(int index, long value) {
+        memory(index, Long.BYTES).putLong(index, value);
+    }
+
+    /** Copies {@code length} bytes starting at {@code offset} into {@code dst[dstOffset..]}. */
+    public void get(int offset, byte[] dst, int dstOffset, int length) {
+        ByteBuffer mem = memory(offset, length);
+        checkArrayRange(dst.length, dstOffset, length);
+        mem.get(offset, dst, dstOffset, length);
+    }
+
+    /** Copies {@code length} bytes from {@code src[srcOffset..]} to this segment starting at {@code offset}. */
+    public void put(int offset, byte[] src, int srcOffset, int length) {
+        ByteBuffer mem = memory(offset, length);
+        checkArrayRange(src.length, srcOffset, length);
+        mem.put(offset, src, srcOffset, length);
+    }
+
+    /**
+     * Copies {@code numBytes} bytes starting at {@code offset} into {@code target} at its position and advances
+     * that position. Throws {@link BufferOverflowException} if {@code target} has fewer bytes remaining.
+     */
+    public void get(int offset, ByteBuffer target, int numBytes) {
+        ByteBuffer mem = memory(offset, numBytes);
+        int targetPosition = target.position();
+        if (target.remaining() < numBytes) {
+            throw new BufferOverflowException();
+        }
+        target.put(targetPosition, mem, offset, numBytes);
+        target.position(targetPosition + numBytes);
+    }
+
+    /**
+     * Copies {@code numBytes} bytes from {@code source} at its position to this segment starting at {@code offset}
+     * and advances the source's position. Throws {@link BufferUnderflowException} if {@code source} has fewer
+     * bytes remaining.
+     */
+    public void put(int offset, ByteBuffer source, int numBytes) {
+        ByteBuffer mem = memory(offset, numBytes);
+        int sourcePosition = source.position();
+        if (source.remaining() < numBytes) {
+            throw new BufferUnderflowException();
+        }
+        mem.put(offset, source, sourcePosition, numBytes);
+        source.position(sourcePosition + numBytes);
+    }
+
+    /** Copies {@code numBytes} bytes from this segment at {@code offset} into {@code target} at {@code targetOffset}. */
+    public void copyTo(int offset, MemorySegment target, int targetOffset, int numBytes) {
+        ByteBuffer mem = memory(offset, numBytes);
+        target.memory(targetOffset, numBytes).put(targetOffset, mem, offset, numBytes);
+    }
+
+    /**
+     * A fresh big-endian view of {@code [offset, offset + length)} sharing this segment's memory: position 0,
+     * limit = capacity = {@code length}. Used for zero-copy I/O; valid only while the caller owns the segment.
+     */
+    public ByteBuffer wrap(int offset, int length) {
+        return memory(offset, length).slice(offset, length).order(ByteOrder.BIG_ENDIAN);
+    }
+
+    @Override
+    public String toString() {
+        return "MemorySegment[" + size + " bytes, " + (offHeap ? "off-heap" : "heap") + (isFreed() ? ", freed]" : "]");
+    }
+
+    /**
+     * The backing memory after checking that {@code [offset, offset + length)} lies inside the segment and that
+     * the segment is not freed. Hot path: one field read and two compares; the message is built only on failure.
+     */
+    private ByteBuffer memory(int offset, int length) {
+        ByteBuffer mem = memory;
+        if (mem == null) {
+            throw new IllegalStateException("segment freed: " + size + " bytes, access at offset " + offset);
+        }
+        if ((offset | length) < 0 || offset > size - length) {
+            throw outOfBounds(offset, length);
+        }
+        return mem;
+    }
+
+    private IndexOutOfBoundsException outOfBounds(int offset, int length) {
+        return new IndexOutOfBoundsException(
+                "segment access out of bounds: offset " + offset + ", length " + length + ", segment size " + size);
+    }
+
+    private static void checkArrayRange(int arrayLength, int arrayOffset, int length) {
+        if ((arrayOffset | length) < 0 || arrayOffset > arrayLength - length) {
+            throw new IndexOutOfBoundsException(
+                    "array range out of bounds: offset " + arrayOffset + ", length " + length
+                            + ", array length " + arrayLength);
+        }
+    }
+}

@@ -1,0 +1,566 @@
+package io.sluice.buffers;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole memory budget of one environment: N off-heap segments of one size, allocated once at construction.
+ * Hands segments to {@link LocalBufferPool}s (lazily, up to each pool's current size) and as exclusive
+ * ("unpooled") segments, and keeps every pool's size at its fair share of what is not reserved.
+ *
+ * <p>Accounting: <em>required</em> segments = the minimums of all local pools + exclusive segments reserved. A
+ * request that would push it above the total fails at once. The rest is spread over the local pools by
+ * {@link FairShare} whenever a pool is created or destroyed or exclusive segments are taken or returned.
+ *
+ * <p>Threads: any thread. Lock order (outermost first), so that no two threads can wait on each other:
+ * <ol>
+ *   <li>{@link #factoryLock}: pool registry, required-segment accounting, redistribution;</li>
+ *   <li>the lock of ONE {@link LocalBufferPool} (never two at once);</li>
+ *   <li>{@link #segmentLock}: the free-segment queue and the availability future; nothing is called while held.</li>
+ * </ol>
+ * Futures are completed and listeners called only with no lock held: segments returned while a lock is held are
+ * handed back after it is released.
+ */
+public final class NetworkBufferPool {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NetworkBufferPool.class);
+
+    private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    private static final String RAISE_HINT = "raise shuffle.memory.total (or use fewer buffers per channel / gate)";
+
+    private final int totalSegments;
+
+    private final int segmentSize;
+
+    private final Duration requestTimeout;
+
+    private final ReentrantLock factoryLock = new ReentrantLock();
+
+    private final ReentrantLock segmentLock = new ReentrantLock();
+
+    // guarded by factoryLock; insertion order keeps redistribution deterministic
+    private final Set<LocalBufferPool> pools = new LinkedHashSet<>();
+
+    // guarded by factoryLock
+    private int requiredByPoolMinimums;
+
+    // guarded by factoryLock: reserved by requestUnpooledMemorySegments, including requests still collecting
+    private int reservedExclusive;
+
+    // guarded by segmentLock
+    private final ArrayDeque<MemorySegment> freeSegments;
+
+    // guarded by segmentLock; AVAILABLE while a segment is free, else a pending future completed on the next return
+    private CompletableFuture<Void> availableFuture = Availability.AVAILABLE;
+
+    /** Written under both locks (factory, then segment); volatile so that checks need neither. */
+    private volatile PoolState state = PoolState.ACTIVE;
+
+    /** A pool of {@code numberOfSegments} segments of {@code segmentSize} bytes; exclusive requests wait 30 s. */
+    public NetworkBufferPool(int numberOfSegments, int segmentSize) {
+        this(numberOfSegments, segmentSize, DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    /**
+     * A pool of {@code numberOfSegments} off-heap segments of {@code segmentSize} bytes, all allocated now.
+     * Exclusive requests wait at most {@code requestTimeout} for segments to come back from local pools.
+     */
+    public NetworkBufferPool(int numberOfSegments, int segmentSize, Duration requestTimeout) {
+        if (numberOfSegments <= 0 || segmentSize <= 0) {
+            throw new IllegalArgumentException("need a positive number of segments and segment size, got "
+                    + numberOfSegments + " segments of " + segmentSize + " bytes");
+        }
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("request timeout must be positive, was " + requestTimeout);
+        }
+        this.totalSegments = numberOfSegments;
+        this.segmentSize = segmentSize;
+        this.requestTimeout = requestTimeout;
+        this.freeSegments = new ArrayDeque<>(numberOfSegments);
+        try {
+            for (int i = 0; i < numberOfSegments; i++) {
+                freeSegments.add(MemorySegment.allocateOffHeap(segmentSize));
+            }
+        } catch (OutOfMemoryError e) {
+            int allocated = freeSegments.size();
+            freeAll(freeSegments);
+            OutOfMemoryError withContext = new OutOfMemoryError("could not allocate " + numberOfSegments
+                    + " network segments of " + segmentSize + " bytes (" + ((long) numberOfSegments * segmentSize)
+                    + " bytes), failed after " + allocated + "; lower shuffle.memory.total or raise the JVM's "
+                    + "-XX:MaxDirectMemorySize: " + e.getMessage());
+            withContext.initCause(e);
+            throw withContext;
+        }
+    }
+
+    public int getMemorySegmentSize() {
+        return segmentSize;
+    }
+
+    /** All segments of this pool; 0 once destroyed. */
+    public int getTotalNumberOfMemorySegments() {
+        return isDestroyed() ? 0 : totalSegments;
+    }
+
+    /** Segments free in the global pool right now (not in local pools, not exclusive); 0 once destroyed. */
+    public int getNumberOfAvailableMemorySegments() {
+        segmentLock.lock();
+        try {
+            return isDestroyed() ? 0 : freeSegments.size();
+        } finally {
+            segmentLock.unlock();
+        }
+    }
+
+    /** Segments held by local pools, their users and exclusive owners; 0 once destroyed. */
+    public int getNumberOfUsedMemorySegments() {
+        segmentLock.lock();
+        try {
+            return isDestroyed() ? 0 : totalSegments - freeSegments.size();
+        } finally {
+            segmentLock.unlock();
+        }
+    }
+
+    public long getTotalMemory() {
+        return (long) getTotalNumberOfMemorySegments() * segmentSize;
+    }
+
+    public long getAvailableMemory() {
+        return (long) getNumberOfAvailableMemorySegments() * segmentSize;
+    }
+
+    public long getUsedMemory() {
+        return (long) getNumberOfUsedMemorySegments() * segmentSize;
+    }
+
+    /**
+     * Takes {@code numberOfSegments} exclusive segments, all or nothing. The caller owns them and gives them back
+     * with {@link #recycleUnpooledMemorySegments}.
+     *
+     * <p>Fails at once with an IOException ("Insufficient number of network buffers ...") when the segments
+     * reserved by pool minimums and exclusive requests plus this request exceed the total. Otherwise reserves
+     * them, shrinks local pools to their new fair share and waits (up to the request timeout) for their excess to
+     * come back. On any failure nothing stays reserved.
+     *
+     * @throws IOException not enough segments at all; the timeout passed ("Timeout ..."); interrupted (the cause
+     *                     is the InterruptedException and the thread's interrupt flag is set again)
+     * @throws IllegalStateException the pool is or gets destroyed
+     */
+    public List<MemorySegment> requestUnpooledMemorySegments(int numberOfSegments) throws IOException {
+        if (numberOfSegments < 0) {
+            throw new IllegalArgumentException("cannot request a negative number of segments: " + numberOfSegments);
+        }
+        checkNotDestroyed("request exclusive segments");
+        if (numberOfSegments == 0) {
+            return new ArrayList<>(0);
+        }
+        reserveExclusive(numberOfSegments);
+        List<MemorySegment> segments = new ArrayList<>(numberOfSegments);
+        boolean success = false;
+        try {
+            collectExclusive(segments, numberOfSegments);
+            success = true;
+            return segments;
+        } finally {
+            if (!success) {
+                Redistribution redistribution = releaseExclusive(numberOfSegments);
+                returnSegments(segments);
+                redistribution.apply();
+            }
+        }
+    }
+
+    /** Gives back exclusive segments from {@link #requestUnpooledMemorySegments}; the caller must not touch them. */
+    public void recycleUnpooledMemorySegments(Collection<MemorySegment> segments) {
+        Redistribution redistribution = releaseExclusive(segments.size()); // checks the count before taking any
+        returnSegments(segments);
+        redistribution.apply();
+    }
+
+    /**
+     * A local pool that always gets at least {@code numberOfRequiredSegments} and at most {@code maxUsedSegments}
+     * ({@link Integer#MAX_VALUE} = unbounded) segments.
+     *
+     * @throws IOException "Insufficient number of network buffers: required X, but only Y available ..." when the
+     *                     minimums of all pools and the exclusive segments would exceed the total; nothing changes
+     * @throws IllegalStateException this pool is destroyed
+     */
+    public LocalBufferPool createBufferPool(int numberOfRequiredSegments, int maxUsedSegments) throws IOException {
+        return createBufferPool(numberOfRequiredSegments, maxUsedSegments, 0, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #createBufferPool(int, int)}, with a cap per subpartition: one subpartition may hold at most
+     * {@code maxBuffersPerSubpartition} buffers requested through
+     * {@link LocalBufferPool#requestBufferBuilder(int)} before the pool reports itself unavailable
+     * ({@link Integer#MAX_VALUE} = no cap).
+     */
+    public LocalBufferPool createBufferPool(int numberOfRequiredSegments, int maxUsedSegments,
+                                            int numberOfSubpartitions, int maxBuffersPerSubpartition)
+            throws IOException {
+        if (numberOfRequiredSegments < 0 || maxUsedSegments < Math.max(1, numberOfRequiredSegments)) {
+            throw new IllegalArgumentException("need 0 <= required <= max and max >= 1, got required "
+                    + numberOfRequiredSegments + ", max " + maxUsedSegments);
+        }
+        if (numberOfSubpartitions < 0 || maxBuffersPerSubpartition <= 0) {
+            throw new IllegalArgumentException("need subpartitions >= 0 and max buffers per subpartition > 0, got "
+                    + numberOfSubpartitions + " subpartitions, " + maxBuffersPerSubpartition + " buffers each");
+        }
+        Redistribution redistribution;
+        LocalBufferPool pool;
+        factoryLock.lock();
+        try {
+            checkNotDestroyed("create a buffer pool");
+            int required = requiredByPoolMinimums + reservedExclusive;
+            if (numberOfRequiredSegments > totalSegments - required) {
+                throw insufficient(numberOfRequiredSegments, "for a new buffer pool");
+            }
+            pool = new LocalBufferPool(this, numberOfRequiredSegments, maxUsedSegments, numberOfSubpartitions,
+                    maxBuffersPerSubpartition);
+            requiredByPoolMinimums += numberOfRequiredSegments;
+            pools.add(pool);
+            redistribution = redistributeLocked();
+        } finally {
+            factoryLock.unlock();
+        }
+        redistribution.apply();
+        return pool;
+    }
+
+    public int getNumberOfRegisteredBufferPools() {
+        factoryLock.lock();
+        try {
+            return pools.size();
+        } finally {
+            factoryLock.unlock();
+        }
+    }
+
+    /** Done while at least one segment is free; a pending future completes when one comes back. */
+    public CompletableFuture<?> getAvailableFuture() {
+        segmentLock.lock();
+        try {
+            return availableFuture;
+        } finally {
+            segmentLock.unlock();
+        }
+    }
+
+    public boolean isAvailable() {
+        return getAvailableFuture().isDone();
+    }
+
+    /**
+     * Destroys every local pool (see {@link LocalBufferPool#lazyDestroy()}); this pool stays usable. Segments
+     * still out in buffers come back when those are recycled.
+     */
+    public void destroyAllBufferPools() {
+        List<LocalBufferPool> snapshot;
+        factoryLock.lock();
+        try {
+            snapshot = new ArrayList<>(pools);
+        } finally {
+            factoryLock.unlock();
+        }
+        for (LocalBufferPool pool : snapshot) {
+            pool.lazyDestroy();
+        }
+    }
+
+    /**
+     * Destroys this pool: destroys the local pools, frees every segment that is back, and frees the others as
+     * they come back. Blocked exclusive requests fail; counters read 0; new pools fail. Idempotent.
+     */
+    public void destroy() {
+        factoryLock.lock();
+        try {
+            if (state == PoolState.DESTROYED) {
+                return;
+            }
+            segmentLock.lock();
+            try {
+                state = PoolState.DESTROYED;
+            } finally {
+                segmentLock.unlock();
+            }
+        } finally {
+            factoryLock.unlock();
+        }
+        destroyAllBufferPools();
+        CompletableFuture<Void> toComplete;
+        int outstanding;
+        segmentLock.lock();
+        try {
+            outstanding = totalSegments - freeSegments.size();
+            freeAll(freeSegments);
+            toComplete = availableFuture;
+            availableFuture = Availability.AVAILABLE; // nothing may wait on a destroyed pool
+        } finally {
+            segmentLock.unlock();
+        }
+        toComplete.complete(null); // wakes blocked exclusive requests, which then see the destroyed state
+        if (outstanding > 0) {
+            LOG.debug("network buffer pool destroyed with {} of {} segments still in use; they are freed when "
+                    + "returned", outstanding, totalSegments);
+        }
+    }
+
+    public boolean isDestroyed() {
+        return state == PoolState.DESTROYED;
+    }
+
+    @Override
+    public String toString() {
+        return "NetworkBufferPool[" + totalSegments + " x " + segmentSize + " bytes, " + state + "]";
+    }
+
+    // ---------------------------------------------------------------- for LocalBufferPool (package-private)
+
+    /** Takes one free segment or returns null; never blocks, calls nothing. Any lock may be held (innermost). */
+    MemorySegment pollSegment() {
+        segmentLock.lock();
+        try {
+            if (state == PoolState.DESTROYED) {
+                return null;
+            }
+            MemorySegment segment = freeSegments.poll();
+            if (segment != null && freeSegments.isEmpty()) {
+                availableFuture = new CompletableFuture<>();
+            }
+            return segment;
+        } finally {
+            segmentLock.unlock();
+        }
+    }
+
+    /**
+     * Takes back one pooled segment (freed if this pool is destroyed). MUST be called with no lock held: it may
+     * complete the availability future, which runs waiting pools' callbacks on this thread.
+     */
+    void returnSegment(MemorySegment segment) {
+        CompletableFuture<Void> toComplete;
+        segmentLock.lock();
+        try {
+            toComplete = addFreeLocked(segment);
+        } finally {
+            segmentLock.unlock();
+        }
+        if (toComplete != null) {
+            toComplete.complete(null);
+        }
+    }
+
+    /** Like {@link #returnSegment} for many; no lock may be held. */
+    void returnSegments(Collection<MemorySegment> segments) {
+        if (segments.isEmpty()) {
+            return;
+        }
+        CompletableFuture<Void> toComplete = null;
+        segmentLock.lock();
+        try {
+            for (MemorySegment segment : segments) {
+                CompletableFuture<Void> pending = addFreeLocked(segment);
+                if (pending != null) {
+                    toComplete = pending;
+                }
+            }
+        } finally {
+            segmentLock.unlock();
+        }
+        if (toComplete != null) {
+            toComplete.complete(null);
+        }
+    }
+
+    /** Unregisters a destroyed local pool and gives its share to the others. No lock may be held. */
+    void unregister(LocalBufferPool pool) {
+        Redistribution redistribution;
+        factoryLock.lock();
+        try {
+            if (!pools.remove(pool)) {
+                return;
+            }
+            requiredByPoolMinimums -= pool.getNumberOfRequiredMemorySegments();
+            redistribution = redistributeLocked();
+        } finally {
+            factoryLock.unlock();
+        }
+        redistribution.apply();
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private void reserveExclusive(int numberOfSegments) throws IOException {
+        Redistribution redistribution;
+        factoryLock.lock();
+        try {
+            checkNotDestroyed("request exclusive segments");
+            int required = requiredByPoolMinimums + reservedExclusive;
+            if (numberOfSegments > totalSegments - required) {
+                throw insufficient(numberOfSegments, "as exclusive segments");
+            }
+            reservedExclusive += numberOfSegments;
+            redistribution = redistributeLocked();
+        } finally {
+            factoryLock.unlock();
+        }
+        redistribution.apply();
+    }
+
+    /** Drops an exclusive reservation; the caller applies the returned redistribution after returning segments. */
+    private Redistribution releaseExclusive(int numberOfSegments) {
+        factoryLock.lock();
+        try {
+            if (numberOfSegments > reservedExclusive) {
+                throw new IllegalStateException("returning " + numberOfSegments + " exclusive segments, but only "
+                        + reservedExclusive + " are reserved");
+            }
+            reservedExclusive -= numberOfSegments;
+            return redistributeLocked();
+        } finally {
+            factoryLock.unlock();
+        }
+    }
+
+    /** Collects free segments into {@code segments} until it holds {@code wanted}, waiting for returns. */
+    private void collectExclusive(List<MemorySegment> segments, int wanted) throws IOException {
+        long deadline = System.nanoTime() + requestTimeout.toNanos();
+        while (true) {
+            CompletableFuture<Void> nextReturn;
+            segmentLock.lock();
+            try {
+                checkNotDestroyed("request exclusive segments");
+                while (segments.size() < wanted && !freeSegments.isEmpty()) {
+                    segments.add(freeSegments.poll());
+                }
+                if (freeSegments.isEmpty() && availableFuture.isDone()) {
+                    availableFuture = new CompletableFuture<>();
+                }
+                nextReturn = availableFuture;
+            } finally {
+                segmentLock.unlock();
+            }
+            if (segments.size() == wanted) {
+                return;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                throw new IOException("Timeout triggered when requesting exclusive segments: got " + segments.size()
+                        + " of " + wanted + " within " + requestTimeout.toMillis() + " ms; local pools did not "
+                        + "return their excess (buffers held elsewhere). Total " + totalSegments + " segments; "
+                        + RAISE_HINT);
+            }
+            try {
+                nextReturn.get(remaining, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // loop once more: takes what came back and reports the timeout with the final count
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for " + (wanted - segments.size()) + " of " + wanted
+                        + " exclusive segments", e);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("availability future failed; it is only ever completed normally", e);
+            }
+        }
+    }
+
+    /** Adds a returned segment (or frees it once destroyed); returns the future to complete after unlocking. */
+    private CompletableFuture<Void> addFreeLocked(MemorySegment segment) {
+        if (state == PoolState.DESTROYED) {
+            segment.free();
+            return null;
+        }
+        if (freeSegments.size() >= totalSegments) {
+            throw new IllegalStateException("more segments returned than " + totalSegments + " allocated: "
+                    + segment + " came back twice");
+        }
+        freeSegments.add(segment);
+        if (availableFuture.isDone()) {
+            return null;
+        }
+        CompletableFuture<Void> toComplete = availableFuture;
+        availableFuture = Availability.AVAILABLE;
+        return toComplete;
+    }
+
+    /**
+     * Sets every pool's size to its fair share of the segments not required elsewhere. Caller holds the factory
+     * lock; takes each pool's lock in turn (lock order 1 then 2). The returned work must run after unlocking.
+     */
+    private Redistribution redistributeLocked() {
+        List<LocalBufferPool> snapshot = new ArrayList<>(pools);
+        if (snapshot.isEmpty() || state == PoolState.DESTROYED) {
+            return new Redistribution(Collections.emptyList(), Collections.emptyList());
+        }
+        int[] minimums = new int[snapshot.size()];
+        int[] maximums = new int[snapshot.size()];
+        for (int i = 0; i < minimums.length; i++) {
+            minimums[i] = snapshot.get(i).getNumberOfRequiredMemorySegments();
+            maximums[i] = snapshot.get(i).getMaxNumberOfMemorySegments();
+        }
+        int spare = totalSegments - requiredByPoolMinimums - reservedExclusive;
+        int[] sizes = FairShare.distribute(minimums, maximums, spare);
+        List<MemorySegment> excess = new ArrayList<>();
+        for (int i = 0; i < sizes.length; i++) {
+            snapshot.get(i).resize(sizes[i], excess);
+        }
+        return new Redistribution(excess, snapshot);
+    }
+
+    /** Work left by a redistribution for after the factory lock is released: futures and listeners run there. */
+    private final class Redistribution {
+
+        private final List<MemorySegment> excess;
+
+        private final List<LocalBufferPool> resized;
+
+        Redistribution(List<MemorySegment> excess, List<LocalBufferPool> resized) {
+            this.excess = excess;
+            this.resized = resized;
+        }
+
+        void apply() {
+            returnSegments(excess);
+            for (LocalBufferPool pool : resized) {
+                pool.onResized();
+            }
+        }
+    }
+
+    private IOException insufficient(int requested, String purpose) {
+        int available = totalSegments - requiredByPoolMinimums - reservedExclusive;
+        return new IOException("Insufficient number of network buffers: required " + requested + ", but only "
+                + available + " available (requested " + purpose + "); total " + totalSegments + " segments of " + segmentSize
+                + " bytes, of which " + requiredByPoolMinimums + " are reserved by the minimums of " + pools.size()
+                + " buffer pools and " + reservedExclusive + " are exclusive. To fix it, " + RAISE_HINT + ".");
+    }
+
+    private void checkNotDestroyed(String operation) {
+        if (state == PoolState.DESTROYED) {
+            throw new IllegalStateException("cannot " + operation + ": the network buffer pool is destroyed");
+        }
+    }
+
+    private static void freeAll(ArrayDeque<MemorySegment> segments) {
+        for (MemorySegment segment = segments.poll(); segment != null; segment = segments.poll()) {
+            segment.free();
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.sluice.netty;
+
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleConfigValidator;
+import io.sluice.api.ShuffleEnvironmentContext;
+import io.sluice.api.ShuffleOptions;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The options of one environment, read and checked once at creation.
+ *
+ * @param numberOfSegments        network memory / segment size
+ * @param segmentSize             bytes of one network buffer
+ * @param buffersPerChannel       exclusive buffers of a remote input channel
+ * @param floatingBuffersPerGate  floating buffers of a gate
+ * @param maxBuffersPerSubpartition producer-side cap per subpartition
+ * @param flushInterval           zero flushes every record
+ * @param transport               auto, nio, epoll or local
+ * @param port                    0 for any free port
+ * @param serverThreads           0 for the number of cores
+ * @param clientThreads           0 for the number of cores
+ * @param connectTimeout          TCP connect timeout
+ * @param initialBackoff          first delay before a partition request is retried
+ * @param maxBackoff              largest delay between retries
+ */
+public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
+                                int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
+                                String transport, int port, int serverThreads, int clientThreads,
+                                Duration connectTimeout, Duration initialBackoff, Duration maxBackoff) {
+
+    /**
+     * Reads and checks the context's configuration.
+     *
+     * @throws IllegalArgumentException listing every problem (unknown keys with the closest known one, values that
+     *                                  do not parse, values out of range), one per line
+     */
+    public static EnvironmentConfig from(ShuffleEnvironmentContext context) {
+        ShuffleConfig config = context.config();
+        List<String> problems = new ArrayList<>(ShuffleConfigValidator.problems(config));
+        long segmentSize = 0;
+        long segments = 0;
+        if (problems.isEmpty()) {
+            segmentSize = config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE);
+            segments = context.networkMemoryBytes() / segmentSize;
+            if (segments < 1) {
+                problems.add(ShuffleOptions.MEMORY_TOTAL.key() + ": network memory of " + context.networkMemoryBytes()
+                        + " bytes holds no segment of " + segmentSize + " bytes (" + ShuffleOptions.MEMORY_SEGMENT_SIZE.key()
+                        + "); raise " + ShuffleOptions.MEMORY_TOTAL.key());
+            } else if (segments > Integer.MAX_VALUE) {
+                problems.add(ShuffleOptions.MEMORY_TOTAL.key() + ": network memory of " + context.networkMemoryBytes()
+                        + " bytes makes " + segments + " segments, more than " + Integer.MAX_VALUE
+                        + "; raise " + ShuffleOptions.MEMORY_SEGMENT_SIZE.key());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("Invalid shuffle configuration for environment " + context.resourceId()
+                    + " (" + problems.size() + (problems.size() == 1 ? " problem" : " problems") + "):\n"
+                    + String.join("\n", problems));
+        }
+        return new EnvironmentConfig((int) segments, (int) segmentSize,
+                config.get(ShuffleOptions.BUFFERS_PER_CHANNEL),
+                config.get(ShuffleOptions.FLOATING_BUFFERS_PER_GATE),
+                config.get(ShuffleOptions.MAX_BUFFERS_PER_SUBPARTITION),
+                config.get(ShuffleOptions.OUTPUT_FLUSH_INTERVAL),
+                config.get(ShuffleOptions.NETTY_TRANSPORT),
+                config.get(ShuffleOptions.NETTY_PORT),
+                config.get(ShuffleOptions.NETTY_SERVER_THREADS),
+                config.get(ShuffleOptions.NETTY_CLIENT_THREADS),
+                config.get(ShuffleOptions.NETTY_CONNECT_TIMEOUT),
+                config.get(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF),
+                config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF));
+    }
+
+    /** Buffers a partition's pool must hold at least: one per subpartition, plus one to switch buffers. */
+    public int partitionRequiredBuffers(int subpartitions) {
+        return subpartitions + 1;
+    }
+
+    /** The most buffers a partition's pool may take: as many as its consumers can credit, plus the floating share. */
+    public int partitionMaxBuffers(int subpartitions) {
+        long max = (long) subpartitions * buffersPerChannel + floatingBuffersPerGate;
+        return (int) Math.max(partitionRequiredBuffers(subpartitions), Math.min(Integer.MAX_VALUE, max));
+    }
+}

@@ -1,0 +1,278 @@
+package io.sluice.netty;
+
+import io.sluice.api.InputGate;
+import io.sluice.api.InputGateDeploymentDescriptor;
+import io.sluice.api.InsufficientBuffersException;
+import io.sluice.api.PartitionType;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ResourceId;
+import io.sluice.api.ResultPartitionDeploymentDescriptor;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleDescriptor;
+import io.sluice.api.ShuffleEnvironment;
+import io.sluice.api.ShuffleEnvironmentContext;
+import io.sluice.api.ShuffleMetrics;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.buffers.LocalBufferPool;
+import io.sluice.buffers.NetworkBufferPool;
+import io.sluice.netty.gate.InputChannelFactory;
+import io.sluice.netty.gate.SingleInputGate;
+import io.sluice.netty.partition.ResultPartition;
+import io.sluice.netty.partition.ResultPartitionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One process's shuffle environment (a "TaskManager"): the network memory, the partitions produced here, the gates
+ * that consume, the timer for flushes and retries, and the Netty transport.
+ *
+ * <p>Any thread. Writers and gates it created are tracked so that {@link #close()} can release everything.
+ */
+final class NettyShuffleEnvironment implements ShuffleEnvironment {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NettyShuffleEnvironment.class);
+
+    /** Life cycle of the environment. */
+    private enum State {
+        CREATED, STARTED, CLOSED
+    }
+
+    private final ShuffleEnvironmentContext context;
+    private final EnvironmentConfig config;
+    private final NetworkBufferPool networkBufferPool;
+    private final ResultPartitionManager partitionManager = new ResultPartitionManager();
+    /** One timer per environment: periodic flushes and partition request retries. */
+    private final ScheduledThreadPoolExecutor timer;
+    private final ConnectionManager connectionManager;
+    private final InputChannelFactory channelFactory;
+
+    private final Object lock = new Object();
+    private State state = State.CREATED; // guarded by lock
+    private final Set<ResultPartition> writers = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
+    private final Set<SingleInputGate> gates = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
+    private ShuffleMetrics metricsAtClose; // guarded by lock
+
+    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config) {
+        this.context = context;
+        this.config = config;
+        this.networkBufferPool = new NetworkBufferPool(config.numberOfSegments(), config.segmentSize());
+        this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "sluice-timer-" + context.resourceId().value());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timer.setRemoveOnCancelPolicy(true);
+        this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.connectionManager = new ConnectionManager(context, config, partitionManager);
+        this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
+                config, partitionManager, timer, networkBufferPool, connectionManager);
+        LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
+                config.numberOfSegments(), config.segmentSize(),
+                context.localCommunicationOnly() ? "none (local communication only)" : config.transport());
+    }
+
+    @Override
+    public int start() throws IOException {
+        synchronized (lock) {
+            if (state != State.CREATED) {
+                throw new IllegalStateException("environment " + context.resourceId() + " is " + state
+                        + "; start() runs once");
+            }
+            state = State.STARTED;
+        }
+        if (context.localCommunicationOnly()) {
+            return -1;
+        }
+        return connectionManager.start();
+    }
+
+    @Override
+    public ResourceId resourceId() {
+        return context.resourceId();
+    }
+
+    @Override
+    public InetSocketAddress dataAddress() {
+        return connectionManager.dataAddress();
+    }
+
+    @Override
+    public List<ResultPartitionWriter> createResultPartitionWriters(
+            String ownerName, List<ResultPartitionDeploymentDescriptor> descriptors) {
+        List<ResultPartitionWriter> created = new ArrayList<>(descriptors.size());
+        for (ResultPartitionDeploymentDescriptor descriptor : descriptors) {
+            if (descriptor.type() != PartitionType.PIPELINED_BOUNDED) {
+                throw new IllegalArgumentException("partition type " + descriptor.type() + " is not supported");
+            }
+            NettyShuffleDescriptor shuffleDescriptor = nettyDescriptor(descriptor.shuffleDescriptor());
+            ResultPartition partition = new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
+                    descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, timer,
+                    config.flushInterval());
+            created.add(partition);
+        }
+        synchronized (lock) {
+            checkOpen();
+            // Forget partitions that were released meanwhile: an environment lives for weeks.
+            writers.removeIf(ResultPartition::isReleased);
+            for (ResultPartitionWriter writer : created) {
+                writers.add((ResultPartition) writer);
+            }
+        }
+        return created;
+    }
+
+    @Override
+    public List<InputGate> createInputGates(String ownerName, List<InputGateDeploymentDescriptor> descriptors) {
+        List<InputGate> created = new ArrayList<>(descriptors.size());
+        for (int g = 0; g < descriptors.size(); g++) {
+            InputGateDeploymentDescriptor descriptor = descriptors.get(g);
+            String gateName = descriptors.size() == 1 ? ownerName : ownerName + " (gate " + g + ")";
+            SingleInputGate gate = new SingleInputGate(gateName, descriptor.inputChannels().size(), this::onGateClosed);
+            for (int i = 0; i < descriptor.inputChannels().size(); i++) {
+                NettyShuffleDescriptor channelDescriptor = nettyDescriptor(descriptor.inputChannels().get(i));
+                gate.setChannel(channelFactory.create(gate, i, channelDescriptor,
+                        descriptor.consumedSubpartitionIndex()));
+            }
+            channelFactory.attachGateMemory(gate);
+            created.add(gate);
+        }
+        synchronized (lock) {
+            checkOpen();
+            for (InputGate gate : created) {
+                gates.add((SingleInputGate) gate);
+            }
+        }
+        return created;
+    }
+
+    @Override
+    public void releasePartitionsLocally(Collection<ResultPartitionId> partitionIds) {
+        partitionManager.releasePartitions(partitionIds, null);
+    }
+
+    @Override
+    public Collection<ResultPartitionId> partitionsOccupyingLocalResources() {
+        return partitionManager.registeredPartitionIds();
+    }
+
+    @Override
+    public ShuffleMetrics metrics() {
+        synchronized (lock) {
+            if (metricsAtClose != null) {
+                return metricsAtClose;
+            }
+        }
+        return currentMetrics();
+    }
+
+    private ShuffleMetrics currentMetrics() {
+        return new ShuffleMetrics(networkBufferPool.getTotalNumberOfMemorySegments(),
+                networkBufferPool.getNumberOfAvailableMemorySegments(), connectionManager.bytesSent(),
+                connectionManager.bytesReceived(), connectionManager.buffersSent(),
+                connectionManager.buffersReceived(), connectionManager.openConnections());
+    }
+
+    @Override
+    public void close() {
+        List<ResultPartition> writersToRelease;
+        List<SingleInputGate> gatesToClose;
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            state = State.CLOSED;
+            writersToRelease = new ArrayList<>(writers);
+            gatesToClose = new ArrayList<>(gates);
+            writers.clear();
+            gates.clear();
+        }
+        for (SingleInputGate gate : gatesToClose) {
+            gate.close();
+        }
+        ProducerFailedException cause = new ProducerFailedException("shuffle environment " + context.resourceId()
+                + " was closed");
+        for (ResultPartition writer : writersToRelease) {
+            writer.release(cause);
+        }
+        partitionManager.shutdown(cause);
+        connectionManager.close();
+        timer.shutdownNow();
+        try {
+            if (!timer.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("Timer of environment {} did not stop within 5 s", context.resourceId());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        networkBufferPool.destroyAllBufferPools();
+        ShuffleMetrics finalMetrics = currentMetrics();
+        synchronized (lock) {
+            metricsAtClose = finalMetrics;
+        }
+        int missing = finalMetrics.totalSegments() - finalMetrics.availableSegments();
+        if (missing == 0) {
+            networkBufferPool.destroy();
+        } else {
+            // Buffers still held by the engine (not yet recycled) come back later; freeing their memory now would
+            // pull it from under them, so the pool stays until the process ends.
+            LOG.warn("Shuffle environment {} closed with {} of {} segments still in use: a BufferOrEvent was not "
+                    + "recycled, or a writer or gate is still in use", context.resourceId(), missing,
+                    finalMetrics.totalSegments());
+        }
+        LOG.info("Closed shuffle environment {}", context.resourceId());
+    }
+
+    private LocalBufferPool createPartitionPool(ResultPartitionId partitionId, int subpartitions)
+            throws InsufficientBuffersException {
+        int required = config.partitionRequiredBuffers(subpartitions);
+        int max = config.partitionMaxBuffers(subpartitions);
+        try {
+            return networkBufferPool.createBufferPool(required, max, subpartitions,
+                    config.maxBuffersPerSubpartition());
+        } catch (IOException e) {
+            throw new InsufficientBuffersException("partition " + partitionId + " needs at least " + required
+                    + " buffers = " + subpartitions + " subpartitions + 1, but environment " + context.resourceId()
+                    + " has only " + networkBufferPool.getNumberOfAvailableMemorySegments() + " free of "
+                    + networkBufferPool.getTotalNumberOfMemorySegments() + " segments of " + config.segmentSize()
+                    + " bytes; raise " + ShuffleOptions.MEMORY_TOTAL.key() + " (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private void onGateClosed(SingleInputGate gate) {
+        synchronized (lock) {
+            gates.remove(gate);
+        }
+    }
+
+    private void checkOpen() {
+        if (state == State.CLOSED) {
+            throw new IllegalStateException("environment " + context.resourceId() + " is closed");
+        }
+    }
+
+    private NettyShuffleDescriptor nettyDescriptor(ShuffleDescriptor descriptor) {
+        if (descriptor instanceof NettyShuffleDescriptor) {
+            return (NettyShuffleDescriptor) descriptor;
+        }
+        throw new IllegalArgumentException("shuffle descriptor " + descriptor + " of partition "
+                + descriptor.partitionId() + " was not made by the Netty shuffle master (it is a "
+                + descriptor.getClass().getName() + "); use the ShuffleMaster of the same ShuffleServiceFactory");
+    }
+
+    @Override
+    public String toString() {
+        return "shuffle environment " + context.resourceId();
+    }
+}

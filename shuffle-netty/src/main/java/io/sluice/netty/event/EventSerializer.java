@@ -1,0 +1,97 @@
+package io.sluice.netty.event;
+
+import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.MemorySegment;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Lays the library's events into event buffers and reads them back.
+ *
+ * <p>An event buffer is a heap buffer tagged as an event ({@link Buffer#isBuffer()} is false) whose first byte is
+ * the event's {@link EventType} tag; a user event's payload follows the tag. Events never take memory from the
+ * network buffer pools: they are small and must not block (API.md, {@code broadcastEvent}).
+ *
+ * <p>Stateless; any thread.
+ */
+public final class EventSerializer {
+
+    /** Bytes before an event's payload: the one-byte type tag. */
+    public static final int TAG_BYTES = 1;
+
+    /** What an event buffer carries. */
+    public enum EventType {
+        /** The producer has finished this subpartition: no data follows. Never handed to the engine. */
+        END_OF_PARTITION((byte) 0),
+        /** An engine's event from {@code broadcastEvent}; its payload follows the tag. */
+        USER_EVENT((byte) 1);
+
+        private final byte tag;
+
+        EventType(byte tag) {
+            this.tag = tag;
+        }
+
+        byte tag() {
+            return tag;
+        }
+    }
+
+    private EventSerializer() {
+    }
+
+    /**
+     * A new end-of-partition event buffer. The caller owns its one reference.
+     */
+    public static Buffer endOfPartition() {
+        byte[] bytes = {EventType.END_OF_PARTITION.tag()};
+        return new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, bytes.length);
+    }
+
+    /**
+     * A new user event buffer holding a copy of {@code payload}'s remaining bytes; {@code payload}'s position and
+     * limit are left as they were. The caller owns its one reference.
+     */
+    public static Buffer userEvent(ByteBuffer payload) {
+        int length = payload.remaining();
+        byte[] bytes = new byte[TAG_BYTES + length];
+        bytes[0] = EventType.USER_EVENT.tag();
+        payload.duplicate().get(bytes, TAG_BYTES, length);
+        return new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, bytes.length);
+    }
+
+    /**
+     * The type of an event buffer.
+     *
+     * @throws IllegalArgumentException when {@code event} is a data buffer, is empty, or carries an unknown tag
+     */
+    public static EventType typeOf(Buffer event) {
+        if (event.isBuffer()) {
+            throw new IllegalArgumentException("not an event buffer: a data buffer of " + event.getSize() + " bytes");
+        }
+        if (event.readableBytes() < TAG_BYTES) {
+            throw new IllegalArgumentException("empty event buffer: an event carries at least its 1-byte type tag");
+        }
+        byte tag = event.getMemorySegment().get(event.getMemorySegmentOffset() + event.getReaderIndex());
+        switch (tag) {
+            case 0:
+                return EventType.END_OF_PARTITION;
+            case 1:
+                return EventType.USER_EVENT;
+            default:
+                throw new IllegalArgumentException("unknown event tag " + tag + " (known: 0 end-of-partition, 1 user event)");
+        }
+    }
+
+    /** True when {@code buffer} is an end-of-partition event. */
+    public static boolean isEndOfPartition(Buffer buffer) {
+        return !buffer.isBuffer() && typeOf(buffer) == EventType.END_OF_PARTITION;
+    }
+
+    /** A fresh view of a user event's payload (the bytes after the tag); shares the buffer's memory. */
+    public static ByteBuffer payloadOf(Buffer event) {
+        int start = event.getReaderIndex() + TAG_BYTES;
+        return event.getNioBuffer(start, event.getSize() - start);
+    }
+}

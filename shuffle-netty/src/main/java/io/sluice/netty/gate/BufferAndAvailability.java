@@ -1,0 +1,16 @@
+package io.sluice.netty.gate;
+
+import io.sluice.buffers.Buffer;
+
+/**
+ * One buffer taken from an input channel.
+ *
+ * <p>Ownership: the gate owns one reference of {@code buffer}; it hands it to the engine (which recycles it) or
+ * recycles it itself (end-of-partition events).
+ *
+ * @param buffer        data or event; never null
+ * @param moreAvailable the channel can hand out another element right now
+ * @param backlog       the sender's backlog announced with this buffer (0 for local channels' own view)
+ */
+record BufferAndAvailability(Buffer buffer, boolean moreAvailable, int backlog) {
+}

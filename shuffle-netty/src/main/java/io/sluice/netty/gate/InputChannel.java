@@ -1,0 +1,118 @@
+package io.sluice.netty.gate;
+
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ShuffleException;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * One channel of a {@link SingleInputGate}: reads one subpartition of one producer partition.
+ *
+ * <p>Threads: {@link #getNextBuffer()} is called by the gate's consumer thread only; {@link #setError},
+ * {@link #releaseAllResources()} from any thread. A channel tells its gate of new data through
+ * {@link SingleInputGate#notifyChannelNonEmpty}, never while holding a lock of its own.
+ */
+public abstract class InputChannel {
+
+    protected final SingleInputGate gate;
+    protected final int channelIndex;
+    protected final ResultPartitionId partitionId;
+    protected final int subpartitionIndex;
+
+    /** The first failure of this channel; surfaces at the consumer's next read. */
+    private volatile Throwable error;
+
+    protected InputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId,
+                           int subpartitionIndex) {
+        this.gate = gate;
+        this.channelIndex = channelIndex;
+        this.partitionId = partitionId;
+        this.subpartitionIndex = subpartitionIndex;
+    }
+
+    /** The channel's index in its gate. */
+    public int channelIndex() {
+        return channelIndex;
+    }
+
+    /** The partition this channel reads. */
+    public ResultPartitionId partitionId() {
+        return partitionId;
+    }
+
+    /** Reserves what the channel needs before its request; nothing by default. Consumer thread. */
+    void setup() throws IOException {
+    }
+
+    /** Memory this channel will reserve in {@link #setup()}, in exclusive segments. */
+    int exclusiveSegmentsRequired() {
+        return 0;
+    }
+
+    /** Asks for the subpartition; retries (with backoff) while the partition is not registered. */
+    abstract void requestSubpartition() throws IOException;
+
+    /**
+     * The next buffer, or null when nothing is readable now.
+     *
+     * @throws IOException the channel's failure (producer failed, partition not found, transport lost)
+     */
+    abstract BufferAndAvailability getNextBuffer() throws IOException;
+
+    /** Sends a task event to the producer of this channel's partition. */
+    abstract void sendTaskEvent(ByteBuffer event) throws IOException;
+
+    /** Releases everything the channel holds; idempotent; any thread. */
+    abstract void releaseAllResources();
+
+    /** Whether {@link #releaseAllResources()} ran. */
+    abstract boolean isReleased();
+
+    /**
+     * Records the channel's first failure and wakes the consumer, who sees it at its next read. Any thread.
+     */
+    public void setError(Throwable cause) {
+        if (error == null) {
+            synchronized (this) {
+                if (error == null) {
+                    error = cause;
+                }
+            }
+        }
+        gate.notifyChannelNonEmpty(this);
+    }
+
+    /** Whether a failure was recorded. */
+    boolean hasError() {
+        return error != null;
+    }
+
+    /** Throws the recorded failure, if any, as the API's exception types. */
+    protected void checkError() throws IOException {
+        Throwable cause = error;
+        if (cause == null) {
+            return;
+        }
+        if (cause instanceof IOException) {
+            // Rethrown as is: the API's types (ProducerFailedException, TransportException, ...) reach the engine.
+            throw (IOException) cause;
+        }
+        throw new ShuffleException("channel " + channelIndex + " of " + gate.ownerName() + " reading partition "
+                + partitionId + " failed: " + cause, cause);
+    }
+
+    protected void notifyChannelNonEmpty() {
+        gate.notifyChannelNonEmpty(this);
+    }
+
+    protected void notifyPriorityEvent() {
+        gate.notifyPriorityEvent(this);
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + " " + channelIndex + " of " + gate.ownerName() + " (partition "
+                + partitionId + ", subpartition " + subpartitionIndex + ")";
+    }
+}

@@ -1,0 +1,196 @@
+package io.sluice.netty.gate;
+
+import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.netty.partition.BufferAndBacklog;
+import io.sluice.netty.partition.BufferAvailabilityListener;
+import io.sluice.netty.partition.ResultPartitionManager;
+import io.sluice.netty.partition.ResultSubpartitionView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An input channel whose producer lives in the same environment: it reads the subpartition's view directly, with
+ * no network and no copy (the buffers it hands out are slices of the producer's buffers).
+ *
+ * <p>Threads: {@link #getNextBuffer()} on the consumer thread; request retries on the environment's scheduler;
+ * {@link #releaseAllResources()} on any thread. It never calls its gate while holding {@code requestLock}.
+ */
+final class LocalInputChannel extends InputChannel implements BufferAvailabilityListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalInputChannel.class);
+
+    /** Life cycle of the channel's request. */
+    private enum State {
+        /** Not requested yet. */
+        IDLE,
+        /** Requested; the partition was not there and a retry is scheduled. */
+        WAITING_FOR_PARTITION,
+        /** Reading the view. */
+        READING,
+        /** Released. Terminal. */
+        RELEASED
+    }
+
+    private final ResultPartitionManager partitionManager;
+    private final ScheduledExecutorService retryScheduler;
+
+    private final Object requestLock = new Object();
+    private final PartitionRequestBackoff backoff; // guarded by requestLock
+    private State state = State.IDLE; // guarded by requestLock
+    private ScheduledFuture<?> retry; // guarded by requestLock
+    private volatile ResultSubpartitionView view; // written under requestLock
+
+    LocalInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
+                      ResultPartitionManager partitionManager, ScheduledExecutorService retryScheduler,
+                      PartitionRequestBackoff backoff) {
+        super(gate, channelIndex, partitionId, subpartitionIndex);
+        this.partitionManager = partitionManager;
+        this.retryScheduler = retryScheduler;
+        this.backoff = backoff;
+    }
+
+    @Override
+    void requestSubpartition() {
+        synchronized (requestLock) {
+            if (state == State.RELEASED || state == State.READING) {
+                return;
+            }
+        }
+        ResultSubpartitionView created;
+        try {
+            // Outside requestLock: creating the view may notify this channel, which calls into the gate.
+            created = partitionManager.createSubpartitionView(partitionId, subpartitionIndex, this);
+        } catch (PartitionNotFoundException e) {
+            scheduleRetryOrFail(e);
+            return;
+        } catch (RuntimeException e) {
+            setError(e);
+            return;
+        }
+        boolean keep;
+        synchronized (requestLock) {
+            keep = state != State.RELEASED;
+            if (keep) {
+                view = created;
+                state = State.READING;
+            }
+        }
+        if (keep) {
+            // A notification that came before the view was published found nothing to read: tell the gate again.
+            notifyChannelNonEmpty();
+        } else {
+            created.releaseAllResources();
+        }
+    }
+
+    private void scheduleRetryOrFail(PartitionNotFoundException notFound) {
+        boolean fail = false;
+        synchronized (requestLock) {
+            if (state == State.RELEASED) {
+                return;
+            }
+            if (backoff.increase()) {
+                state = State.WAITING_FOR_PARTITION;
+                try {
+                    retry = retryScheduler.schedule(this::requestSubpartition, backoff.currentMillis(),
+                            TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException e) {
+                    // The environment is closing.
+                    fail = true;
+                }
+            } else {
+                fail = true;
+            }
+        }
+        if (fail) {
+            LOG.debug("Partition {} not found for {} after {}", partitionId, this, backoff.describe());
+            setError(notFound);
+        }
+    }
+
+    @Override
+    BufferAndAvailability getNextBuffer() throws IOException {
+        checkError();
+        ResultSubpartitionView current = view;
+        if (current == null) {
+            return null;
+        }
+        BufferAndBacklog next = current.getNextBuffer();
+        if (next == null) {
+            if (current.isReleased() && !isReleased()) {
+                throw producerFailure(current.getFailureCause());
+            }
+            return null;
+        }
+        return new BufferAndAvailability(next.buffer(), next.isDataAvailable(), next.buffersInBacklog());
+    }
+
+    private ProducerFailedException producerFailure(Throwable cause) {
+        if (cause instanceof ProducerFailedException) {
+            return (ProducerFailedException) cause;
+        }
+        String reason = cause == null
+                ? "it was released before this channel read it to its end"
+                : "its producer failed: " + cause.getMessage();
+        ProducerFailedException failure = new ProducerFailedException("partition " + partitionId + " (subpartition "
+                + subpartitionIndex + ", read by channel " + channelIndex + " of " + gate.ownerName() + ") is gone: "
+                + reason);
+        if (cause != null) {
+            failure.initCause(cause);
+        }
+        return failure;
+    }
+
+    @Override
+    void sendTaskEvent(ByteBuffer event) {
+        partitionManager.publishTaskEvent(partitionId, event);
+    }
+
+    @Override
+    public void notifyDataAvailable() {
+        notifyChannelNonEmpty();
+    }
+
+    @Override
+    public void notifyPriorityEvent() {
+        super.notifyPriorityEvent();
+    }
+
+    @Override
+    void releaseAllResources() {
+        ResultSubpartitionView toRelease;
+        ScheduledFuture<?> pendingRetry;
+        synchronized (requestLock) {
+            if (state == State.RELEASED) {
+                return;
+            }
+            state = State.RELEASED;
+            toRelease = view;
+            view = null;
+            pendingRetry = retry;
+            retry = null;
+        }
+        if (pendingRetry != null) {
+            pendingRetry.cancel(false);
+        }
+        if (toRelease != null) {
+            toRelease.releaseAllResources();
+        }
+    }
+
+    @Override
+    boolean isReleased() {
+        synchronized (requestLock) {
+            return state == State.RELEASED;
+        }
+    }
+}

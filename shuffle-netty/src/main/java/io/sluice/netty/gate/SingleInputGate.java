@@ -1,0 +1,314 @@
+package io.sluice.netty.gate;
+
+import io.sluice.api.BufferOrEvent;
+import io.sluice.api.InputGate;
+import io.sluice.buffers.Buffer;
+import io.sluice.netty.event.EventSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * A consumer's gate over one channel per producer partition: local channels for producers in this environment,
+ * remote ones for the others.
+ *
+ * <p>Channels that have something to read queue themselves in {@code channelsWithData} (each at most once) and the
+ * consumer takes them round-robin, so no channel starves the others and nobody polls an idle channel. The
+ * availability future completes when the queue turns non-empty, and when the gate finishes or closes.
+ *
+ * <p>Threads: {@link #pollNext()}, {@link #getNext()} and {@link #setup()} by one consumer thread;
+ * {@link #notifyChannelNonEmpty} by producer, event-loop or timer threads; {@link #close()},
+ * {@link #isFinished()} and {@link #availableFuture()} by any thread. The gate never calls a channel while holding
+ * {@code lock}.
+ */
+public final class SingleInputGate implements InputGate {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SingleInputGate.class);
+
+    private final String ownerName;
+    private final InputChannel[] channels;
+    private final Consumer<SingleInputGate> onClose;
+
+    private final Object lock = new Object();
+    private final ArrayDeque<InputChannel> channelsWithData; // guarded by lock
+    private final boolean[] queued; // guarded by lock
+    private final boolean[] channelFinished; // guarded by lock
+    private int finishedChannels; // guarded by lock
+    private CompletableFuture<Void> availability = new CompletableFuture<>(); // guarded by lock
+    private GateState state = GateState.CREATED; // guarded by lock
+    private volatile boolean finished;
+    private Runnable releaseMemory = () -> { }; // guarded by lock
+
+    /**
+     * @param channelCount the number of channels; fill them with {@link #setChannel} before {@link #setup()}
+     * @param onClose      told once when the gate closes (the environment forgets it)
+     */
+    public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose) {
+        this.ownerName = ownerName;
+        this.channels = new InputChannel[channelCount];
+        this.channelsWithData = new ArrayDeque<>(Math.max(1, channelCount));
+        this.queued = new boolean[channelCount];
+        this.channelFinished = new boolean[channelCount];
+        this.onClose = onClose;
+        if (channelCount == 0) {
+            finished = true;
+            availability.complete(null);
+        }
+    }
+
+    /** Puts the channel of index {@code channel.channelIndex()}; before {@link #setup()}. */
+    public void setChannel(InputChannel channel) {
+        channels[channel.channelIndex()] = channel;
+    }
+
+    /** The channel at {@code index}. */
+    public InputChannel channel(int index) {
+        return channels[index];
+    }
+
+    /** The engine's name for the gate's owner, for messages. */
+    public String ownerName() {
+        return ownerName;
+    }
+
+    @Override
+    public int numberOfInputChannels() {
+        return channels.length;
+    }
+
+    /**
+     * Hands the gate a way to return memory reserved for it outside its channels (the floating pool); run once at
+     * close, after every channel is released.
+     */
+    public void onCloseReleaseMemory(Runnable release) {
+        synchronized (lock) {
+            releaseMemory = release;
+        }
+    }
+
+    @Override
+    public void setup() throws IOException {
+        synchronized (lock) {
+            if (state != GateState.CREATED) {
+                throw new IllegalStateException("gate of " + ownerName + " is " + state + "; setup() runs once");
+            }
+        }
+        try {
+            for (InputChannel channel : channels) {
+                channel.setup();
+            }
+        } catch (IOException | RuntimeException e) {
+            // A failed setup leaves nothing reserved.
+            releaseChannelsAndMemory();
+            throw e;
+        }
+        synchronized (lock) {
+            if (state == GateState.CLOSED) {
+                return;
+            }
+            state = GateState.SET_UP;
+        }
+        for (InputChannel channel : channels) {
+            channel.requestSubpartition();
+        }
+        LOG.debug("Gate of {} set up with {} channels", ownerName, channels.length);
+    }
+
+    @Override
+    public Optional<BufferOrEvent> pollNext() throws IOException {
+        while (true) {
+            InputChannel channel = takeChannelWithData();
+            if (channel == null) {
+                return Optional.empty();
+            }
+            BufferAndAvailability next;
+            try {
+                next = channel.getNextBuffer();
+            } catch (IOException | RuntimeException e) {
+                // Keep a failed channel queued: every later read reports the failure too, none hangs.
+                queueChannel(channel, false);
+                throw e;
+            }
+            if (next == null) {
+                // A notification that found nothing new (e.g. data already taken): the channel waits for the next.
+                continue;
+            }
+            if (next.moreAvailable()) {
+                queueChannel(channel, false);
+            }
+            Buffer buffer = next.buffer();
+            if (!buffer.isBuffer() && EventSerializer.isEndOfPartition(buffer)) {
+                buffer.recycleBuffer();
+                onEndOfPartition(channel);
+                if (finished) {
+                    return Optional.empty();
+                }
+                continue;
+            }
+            return Optional.of(new ShuffleBufferOrEvent(channel.channelIndex(), buffer));
+        }
+    }
+
+    @Override
+    public Optional<BufferOrEvent> getNext() throws IOException, InterruptedException {
+        while (true) {
+            Optional<BufferOrEvent> next = pollNext();
+            if (next.isPresent() || finished) {
+                return next;
+            }
+            synchronized (lock) {
+                while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                    lock.wait();
+                }
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<?> availableFuture() {
+        synchronized (lock) {
+            return availability;
+        }
+    }
+
+    @Override
+    public boolean isFinished() {
+        return finished;
+    }
+
+    @Override
+    public void sendTaskEvent(ByteBuffer event) throws IOException {
+        for (InputChannel channel : channels) {
+            channel.sendTaskEvent(event.duplicate());
+        }
+    }
+
+    @Override
+    public void close() {
+        CompletableFuture<Void> toComplete;
+        synchronized (lock) {
+            if (state == GateState.CLOSED) {
+                return;
+            }
+            state = GateState.CLOSED;
+            channelsWithData.clear();
+            toComplete = availability;
+            lock.notifyAll();
+        }
+        releaseChannelsAndMemory();
+        toComplete.complete(null);
+        onClose.accept(this);
+        LOG.debug("Closed gate of {}", ownerName);
+    }
+
+    /**
+     * Queues a channel that has something to read (or a failure to report). Any thread; ignored after the
+     * channel's end of partition and after close.
+     */
+    void notifyChannelNonEmpty(InputChannel channel) {
+        queueChannel(channel, false);
+    }
+
+    /** Like {@link #notifyChannelNonEmpty}, but the channel goes to the head of the queue. */
+    void notifyPriorityEvent(InputChannel channel) {
+        queueChannel(channel, true);
+    }
+
+    private void queueChannel(InputChannel channel, boolean first) {
+        CompletableFuture<Void> toComplete = null;
+        int index = channel.channelIndex();
+        synchronized (lock) {
+            if (state == GateState.CLOSED || channelFinished[index]) {
+                return;
+            }
+            if (queued[index]) {
+                if (first) {
+                    channelsWithData.remove(channel);
+                    channelsWithData.addFirst(channel);
+                }
+                return;
+            }
+            queued[index] = true;
+            if (first) {
+                channelsWithData.addFirst(channel);
+            } else {
+                channelsWithData.addLast(channel);
+            }
+            if (channelsWithData.size() == 1) {
+                toComplete = availability;
+                lock.notifyAll();
+            }
+        }
+        if (toComplete != null) {
+            toComplete.complete(null);
+        }
+    }
+
+    private InputChannel takeChannelWithData() {
+        synchronized (lock) {
+            if (state == GateState.CLOSED) {
+                throw new IllegalStateException("gate of " + ownerName + " is closed");
+            }
+            InputChannel channel = channelsWithData.poll();
+            if (channel == null) {
+                if (availability.isDone() && !finished) {
+                    availability = new CompletableFuture<>();
+                }
+                return null;
+            }
+            queued[channel.channelIndex()] = false;
+            return channel;
+        }
+    }
+
+    private void onEndOfPartition(InputChannel channel) {
+        CompletableFuture<Void> toComplete = null;
+        synchronized (lock) {
+            int index = channel.channelIndex();
+            if (channelFinished[index]) {
+                return;
+            }
+            channelFinished[index] = true;
+            if (queued[index]) {
+                queued[index] = false;
+                channelsWithData.remove(channel);
+            }
+            finishedChannels++;
+            if (finishedChannels == channels.length) {
+                finished = true;
+                toComplete = availability;
+                lock.notifyAll();
+            }
+        }
+        // The subpartition was read to its end: let the producer side release it.
+        channel.releaseAllResources();
+        if (toComplete != null) {
+            toComplete.complete(null);
+        }
+    }
+
+    private void releaseChannelsAndMemory() {
+        for (InputChannel channel : channels) {
+            if (channel != null) {
+                channel.releaseAllResources();
+            }
+        }
+        Runnable release;
+        synchronized (lock) {
+            release = releaseMemory;
+            releaseMemory = () -> { };
+        }
+        release.run();
+    }
+
+    @Override
+    public String toString() {
+        return "gate of " + ownerName + " (" + channels.length + " channels)";
+    }
+}

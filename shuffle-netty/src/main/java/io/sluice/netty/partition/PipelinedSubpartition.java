@@ -1,0 +1,362 @@
+package io.sluice.netty.partition;
+
+import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferConsumer;
+import io.sluice.netty.event.EventSerializer;
+
+import java.util.ArrayDeque;
+
+/**
+ * The queue of one consumer's data in a pipelined result partition: buffers under construction and finished ones,
+ * events, and priority events that overtake them.
+ *
+ * <p>Threads: {@link #add}, {@link #finish()} are called by the producer thread (holding the partition's emit
+ * lock); {@link #flush()} by the producer or the environment's flusher; {@link #pollBuffer()} by the single reader
+ * (through its view); {@link #release(Throwable)} by any thread. All state is guarded by {@code lock}; listeners are
+ * called with no lock held.
+ *
+ * <p>Notification rules (the reader is never polled in a loop): a reader is told when the queue first holds a
+ * finished element, when a flush makes a lone unfinished buffer readable, when a priority event arrives, at the end
+ * of the partition, and on release. The last, unfinished buffer counts in the backlog only after a flush, and never
+ * makes {@code isDataAvailable} true by itself, so a reader does not spin on it.
+ */
+public final class PipelinedSubpartition {
+
+    /** Life cycle of the subpartition's queue. */
+    private enum State {
+        /** Accepting data. */
+        OPEN,
+        /** The end-of-partition event is queued; nothing more is accepted. */
+        FINISHED,
+        /** Queue emptied and recycled; nothing more is accepted or read. */
+        RELEASED
+    }
+
+    private final ResultPartition parent;
+    private final int index;
+    private final Object lock = new Object();
+
+    private final ArrayDeque<BufferConsumer> buffers = new ArrayDeque<>(); // guarded by lock
+    /** Priority events, read before anything in {@link #buffers}. */
+    private final ArrayDeque<BufferConsumer> priorityEvents = new ArrayDeque<>(); // guarded by lock
+    /** Data consumers in {@link #buffers}, finished or not. */
+    private int buffersInBacklog; // guarded by lock
+    private boolean flushRequested; // guarded by lock
+    private State state = State.OPEN; // guarded by lock
+    private Throwable failureCause; // guarded by lock
+    private PipelinedSubpartitionView readView; // guarded by lock
+    /** The reader has taken the end-of-partition event. */
+    private boolean readToEnd; // guarded by lock
+    /** The partition was told this subpartition needs nothing more (read to its end, or its reader left). */
+    private boolean doneReported; // guarded by lock
+    private int sequenceNumber; // reader thread only
+
+    PipelinedSubpartition(ResultPartition parent, int index) {
+        this.parent = parent;
+        this.index = index;
+    }
+
+    /** This subpartition's index in its partition. */
+    public int index() {
+        return index;
+    }
+
+    /**
+     * Queues {@code consumer}. Ownership of {@code consumer} passes to this subpartition in every case: when the
+     * subpartition is finished or released it is closed at once.
+     *
+     * @return the number of queued elements after the add, or -1 when the subpartition no longer accepts data
+     */
+    int add(BufferConsumer consumer, boolean priority) {
+        BufferAvailabilityListener listener = null;
+        boolean priorityNotification = false;
+        int queued;
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                consumer.close();
+                return -1;
+            }
+            if (priority) {
+                priorityEvents.add(consumer);
+                priorityNotification = true;
+            } else {
+                buffers.add(consumer);
+                if (consumer.isBuffer()) {
+                    buffersInBacklog++;
+                }
+            }
+            if (readView != null && (priorityNotification || shouldNotifyDataAvailable())) {
+                listener = readView.listener();
+            }
+            queued = buffers.size() + priorityEvents.size();
+        }
+        if (listener != null) {
+            if (priorityNotification) {
+                listener.notifyPriorityEvent();
+            } else {
+                listener.notifyDataAvailable();
+            }
+        }
+        return queued;
+    }
+
+    /** Queues the end-of-partition event; later adds are refused. Idempotent. */
+    void finish() {
+        BufferAvailabilityListener listener = null;
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                return;
+            }
+            buffers.add(new BufferConsumer(EventSerializer.endOfPartition()));
+            state = State.FINISHED;
+            if (readView != null) {
+                listener = readView.listener();
+            }
+        }
+        if (listener != null) {
+            listener.notifyDataAvailable();
+        }
+    }
+
+    /** Makes what was written so far readable, telling the reader once. Never blocks. */
+    public void flush() {
+        BufferAvailabilityListener listener = null;
+        synchronized (lock) {
+            if (buffers.isEmpty() || flushRequested) {
+                return;
+            }
+            // With more than one element the reader was told when the first one finished; only a lone,
+            // unfinished buffer that holds data needs a notification now.
+            boolean notify = buffers.size() == 1 && buffers.peek().isDataAvailable();
+            flushRequested = buffers.size() > 1 || notify;
+            if (notify && readView != null) {
+                listener = readView.listener();
+            }
+        }
+        if (listener != null) {
+            listener.notifyDataAvailable();
+        }
+    }
+
+    /**
+     * Takes the next readable element, for the single reader.
+     *
+     * @return the element, or null when nothing is readable now
+     */
+    BufferAndBacklog pollBuffer() {
+        synchronized (lock) {
+            if (state == State.RELEASED) {
+                return null;
+            }
+            Buffer buffer = null;
+            boolean priority = false;
+            BufferConsumer priorityEvent = priorityEvents.poll();
+            if (priorityEvent != null) {
+                buffer = priorityEvent.build();
+                priorityEvent.close();
+                priority = true;
+            } else {
+                while (!buffers.isEmpty()) {
+                    BufferConsumer head = buffers.peek();
+                    boolean isData = head.isBuffer();
+                    buffer = head.build();
+                    if (buffers.size() == 1) {
+                        // Reading the last element serves any pending flush.
+                        flushRequested = false;
+                    }
+                    boolean headFinished = head.isFinished();
+                    if (headFinished) {
+                        buffers.poll();
+                        head.close();
+                        if (isData) {
+                            buffersInBacklog--;
+                        }
+                    }
+                    if (buffer.readableBytes() > 0) {
+                        break;
+                    }
+                    buffer.recycleBuffer();
+                    buffer = null;
+                    if (!headFinished) {
+                        break;
+                    }
+                }
+            }
+            if (buffer == null) {
+                return null;
+            }
+            if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
+                readToEnd = true;
+            }
+            return new BufferAndBacklog(buffer, isDataAvailableUnsafe(), getBuffersInBacklogUnsafe(),
+                    nextIsEventUnsafe(), priority, sequenceNumber++);
+        }
+    }
+
+    /** See {@link ResultSubpartitionView#isAvailable(int)}. */
+    boolean isAvailable(int credits) {
+        synchronized (lock) {
+            if (state == State.RELEASED) {
+                return false;
+            }
+            return credits > 0 ? isDataAvailableUnsafe() : nextIsEventUnsafe();
+        }
+    }
+
+    /** Finished data buffers a credited reader can take now; racy read for announcements and metrics. */
+    int unsynchronizedGetBacklog() {
+        synchronized (lock) {
+            return getBuffersInBacklogUnsafe();
+        }
+    }
+
+    /** Number of queued elements, priority events included. */
+    public int getNumberOfQueuedBuffers() {
+        synchronized (lock) {
+            return buffers.size() + priorityEvents.size();
+        }
+    }
+
+    /**
+     * Creates the one reader of this subpartition; the reader is told at once when something is readable already.
+     *
+     * @throws IllegalStateException when the subpartition was released or already has a reader
+     */
+    PipelinedSubpartitionView createReadView(BufferAvailabilityListener listener) {
+        PipelinedSubpartitionView view;
+        boolean notify;
+        synchronized (lock) {
+            if (state == State.RELEASED) {
+                throw new IllegalStateException("subpartition " + index + " of partition " + parent.partitionId()
+                        + " is released; it cannot be read");
+            }
+            if (readView != null) {
+                throw new IllegalStateException("subpartition " + index + " of partition " + parent.partitionId()
+                        + " already has a reader; a pipelined subpartition is read once");
+            }
+            view = new PipelinedSubpartitionView(this, listener);
+            readView = view;
+            notify = isDataAvailableUnsafe();
+        }
+        if (notify) {
+            listener.notifyDataAvailable();
+        }
+        return view;
+    }
+
+    /**
+     * Empties and recycles the queue; the reader, if any, is told. Idempotent.
+     *
+     * @param cause the producer's failure, or null for a release without failure
+     */
+    void release(Throwable cause) {
+        BufferAvailabilityListener listener = null;
+        synchronized (lock) {
+            if (state == State.RELEASED) {
+                return;
+            }
+            releaseQueueLocked(cause);
+            if (readView != null) {
+                listener = readView.listener();
+            }
+        }
+        if (listener != null) {
+            listener.notifyDataAvailable();
+        }
+    }
+
+    /** Called by the view when its reader lets go, after the end or early. */
+    void onViewReleased() {
+        boolean report;
+        synchronized (lock) {
+            if (state != State.RELEASED) {
+                // Read to the end: nothing is left. Left early: the consumer has gone, so drop the rest.
+                releaseQueueLocked(null);
+            }
+            report = !doneReported;
+            doneReported = true;
+        }
+        if (report) {
+            parent.onSubpartitionDone(index, readToEndUnsafeRead());
+        }
+    }
+
+    private boolean readToEndUnsafeRead() {
+        synchronized (lock) {
+            return readToEnd;
+        }
+    }
+
+    boolean isReleased() {
+        synchronized (lock) {
+            return state == State.RELEASED;
+        }
+    }
+
+    Throwable getFailureCause() {
+        synchronized (lock) {
+            return failureCause;
+        }
+    }
+
+    ResultPartition parent() {
+        return parent;
+    }
+
+    private void releaseQueueLocked(Throwable cause) {
+        state = State.RELEASED;
+        failureCause = cause;
+        for (BufferConsumer consumer : buffers) {
+            consumer.close();
+        }
+        for (BufferConsumer consumer : priorityEvents) {
+            consumer.close();
+        }
+        buffers.clear();
+        priorityEvents.clear();
+        buffersInBacklog = 0;
+        flushRequested = false;
+    }
+
+    private boolean shouldNotifyDataAvailable() {
+        // Only the transition to exactly one finished element notifies: later elements find the reader told.
+        return !flushRequested && getNumberOfFinishedBuffersUnsafe() == 1;
+    }
+
+    private int getNumberOfFinishedBuffersUnsafe() {
+        int size = buffers.size();
+        if (size == 1 && buffers.peekLast().isFinished()) {
+            return 1;
+        }
+        // Every element but the last is finished: only the tail may be under construction.
+        return Math.max(0, size - 1);
+    }
+
+    private boolean isDataAvailableUnsafe() {
+        return !priorityEvents.isEmpty() || flushRequested || getNumberOfFinishedBuffersUnsafe() > 0;
+    }
+
+    private boolean nextIsEventUnsafe() {
+        if (!priorityEvents.isEmpty()) {
+            return true;
+        }
+        BufferConsumer head = buffers.peek();
+        return head != null && !head.isBuffer();
+    }
+
+    private int getBuffersInBacklogUnsafe() {
+        if (buffersInBacklog == 0) {
+            return 0;
+        }
+        if (flushRequested || state != State.OPEN || !buffers.peekLast().isBuffer()) {
+            return buffersInBacklog;
+        }
+        // The tail is a buffer under construction: it is not sendable until it is flushed or finished.
+        return buffersInBacklog - 1;
+    }
+
+    @Override
+    public String toString() {
+        return "subpartition " + index + " of partition " + parent.partitionId();
+    }
+}

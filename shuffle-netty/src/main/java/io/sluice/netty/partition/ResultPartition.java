@@ -1,0 +1,494 @@
+package io.sluice.netty.partition;
+
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ResultPartitionWriter;
+import io.sluice.buffers.BufferBuilder;
+import io.sluice.buffers.BufferConsumer;
+import io.sluice.buffers.BufferPoolDestroyedException;
+import io.sluice.buffers.LocalBufferPool;
+import io.sluice.netty.event.EventSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A pipelined, bounded result partition: one {@link PipelinedSubpartition} per consumer, fed by one producer
+ * thread that frames records into buffers of the partition's {@link LocalBufferPool}.
+ *
+ * <p>Records are framed as {@link io.sluice.api.RecordFraming} defines: a 4-byte big-endian length, then the bytes,
+ * cut into buffers wherever a buffer fills. {@code emitRecord} blocks while the pool has no buffer (backpressure).
+ *
+ * <p>Threads: the emit, event, finish and fail methods are called by one producer thread at a time and are
+ * serialized by {@code emitLock}, which also guards the buffers under construction; flushing, {@link #close()},
+ * release and the metrics from any thread. A release from another thread never touches a buffer under construction
+ * while the producer writes into it: it destroys the pool (waking a blocked producer), releases the subpartitions,
+ * and closes the builders under {@code emitLock}. Lock order: {@code emitLock}, then {@code stateLock}, then a
+ * subpartition's lock.
+ */
+public final class ResultPartition implements ResultPartitionWriter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ResultPartition.class);
+
+    /** Life cycle of the partition. */
+    private enum State {
+        /** Built, no memory yet. */
+        CREATED,
+        /** Set up and registered: accepting records. */
+        RUNNING,
+        /** End of partition queued on every subpartition; waiting for the consumers to read it. */
+        FINISHED,
+        /** Memory returned, unregistered. Terminal. */
+        RELEASED
+    }
+
+    private final ResultPartitionId partitionId;
+    private final String ownerName;
+    private final PipelinedSubpartition[] subpartitions;
+    private final ResultPartitionManager partitionManager;
+    private final PartitionBufferPoolFactory poolFactory;
+    private final ScheduledExecutorService flushScheduler;
+    private final Duration flushInterval;
+    /** With a zero flush interval every record is flushed as it is emitted. */
+    private final boolean flushEveryRecord;
+
+    private final Object emitLock = new Object();
+    /** The buffer under construction of each subpartition, or null. */
+    private final BufferBuilder[] builders; // guarded by emitLock
+    /** The 4-byte length prefix of the record being written; reused for every record. */
+    private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4); // guarded by emitLock
+
+    private final Object stateLock = new Object();
+    private volatile State state = State.CREATED; // written under stateLock
+    private int subpartitionsDone; // guarded by stateLock
+    private LocalBufferPool bufferPool; // written once under stateLock before RUNNING; read after
+    private ScheduledFuture<?> flushTask; // guarded by stateLock
+
+    private volatile Consumer<ByteBuffer> taskEventListener;
+    private final AtomicLong bytesOut = new AtomicLong();
+    private final AtomicLong buffersOut = new AtomicLong();
+    private final AtomicLong backpressuredNanos = new AtomicLong();
+
+    /**
+     * @param flushScheduler the environment's one scheduler for periodic flushes (never a thread per partition)
+     * @param flushInterval  zero to flush after every record
+     */
+    public ResultPartition(ResultPartitionId partitionId, String ownerName, int numberOfSubpartitions,
+                           ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
+                           ScheduledExecutorService flushScheduler, Duration flushInterval) {
+        if (numberOfSubpartitions < 1) {
+            throw new IllegalArgumentException("partition " + partitionId + " needs at least one subpartition, got "
+                    + numberOfSubpartitions);
+        }
+        this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
+        this.ownerName = ownerName;
+        this.partitionManager = partitionManager;
+        this.poolFactory = poolFactory;
+        this.flushScheduler = flushScheduler;
+        this.flushInterval = flushInterval;
+        this.flushEveryRecord = flushInterval.isZero();
+        this.subpartitions = new PipelinedSubpartition[numberOfSubpartitions];
+        for (int i = 0; i < numberOfSubpartitions; i++) {
+            subpartitions[i] = new PipelinedSubpartition(this, i);
+        }
+        this.builders = new BufferBuilder[numberOfSubpartitions];
+    }
+
+    @Override
+    public ResultPartitionId partitionId() {
+        return partitionId;
+    }
+
+    @Override
+    public int numberOfSubpartitions() {
+        return subpartitions.length;
+    }
+
+    /** The subpartition at {@code index}. */
+    public PipelinedSubpartition subpartition(int index) {
+        return subpartitions[index];
+    }
+
+    @Override
+    public void setup() throws IOException {
+        synchronized (stateLock) {
+            if (state != State.CREATED) {
+                throw new IllegalStateException("partition " + partitionId + " of " + ownerName
+                        + " is already set up (state " + state + ")");
+            }
+            bufferPool = poolFactory.createPartitionPool(partitionId, subpartitions.length);
+            try {
+                partitionManager.registerPartition(this);
+            } catch (RuntimeException e) {
+                bufferPool.lazyDestroy();
+                bufferPool = null;
+                throw e;
+            }
+            state = State.RUNNING;
+            if (!flushEveryRecord) {
+                long millis = Math.max(1, flushInterval.toMillis());
+                flushTask = flushScheduler.scheduleAtFixedRate(this::flushAll, millis, millis, TimeUnit.MILLISECONDS);
+            }
+        }
+        LOG.debug("Set up partition {} of {} with {} subpartitions", partitionId, ownerName, subpartitions.length);
+    }
+
+    @Override
+    public void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException {
+        checkSubpartitionIndex(targetSubpartition);
+        synchronized (emitLock) {
+            if (!checkAcceptingRecords()) {
+                return;
+            }
+            emitLocked(record, targetSubpartition);
+        }
+    }
+
+    @Override
+    public void broadcastRecord(ByteBuffer record) throws IOException {
+        synchronized (emitLock) {
+            if (!checkAcceptingRecords()) {
+                return;
+            }
+            for (int i = 0; i < subpartitions.length; i++) {
+                emitLocked(record, i);
+            }
+        }
+    }
+
+    @Override
+    public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
+        synchronized (emitLock) {
+            if (!checkAcceptingRecords()) {
+                return;
+            }
+            for (int i = 0; i < subpartitions.length; i++) {
+                if (!priority) {
+                    // Records after the event go into a new buffer behind it: order is kept.
+                    finishBuilder(i);
+                }
+                subpartitions[i].add(new BufferConsumer(EventSerializer.userEvent(event)), priority);
+            }
+        }
+    }
+
+    @Override
+    public void flush(int targetSubpartition) {
+        checkSubpartitionIndex(targetSubpartition);
+        subpartitions[targetSubpartition].flush();
+    }
+
+    @Override
+    public void flushAll() {
+        for (PipelinedSubpartition subpartition : subpartitions) {
+            subpartition.flush();
+        }
+    }
+
+    @Override
+    public CompletableFuture<?> availableFuture() {
+        LocalBufferPool pool = bufferPool;
+        if (pool == null || state == State.RELEASED) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return pool.getAvailableFuture();
+    }
+
+    @Override
+    public void finish() throws IOException {
+        boolean releaseNow;
+        synchronized (emitLock) {
+            State current = state;
+            if (current != State.RUNNING) {
+                throw new IllegalStateException("partition " + partitionId + " of " + ownerName + " cannot finish: "
+                        + (current == State.CREATED ? "setup() was not called" : "it is " + current));
+            }
+            for (int i = 0; i < subpartitions.length; i++) {
+                finishBuilder(i);
+                subpartitions[i].finish();
+            }
+            synchronized (stateLock) {
+                if (state != State.RUNNING) {
+                    // Released by another thread meanwhile; the release has cleaned up.
+                    return;
+                }
+                state = State.FINISHED;
+                // Consumers may have read everything (or left) before the state changed.
+                releaseNow = subpartitionsDone == subpartitions.length;
+            }
+        }
+        LOG.debug("Partition {} of {} finished: {} buffers, {} bytes", partitionId, ownerName, buffersOut.get(),
+                bytesOut.get());
+        if (releaseNow) {
+            release(null);
+        }
+    }
+
+    @Override
+    public void fail(Throwable cause) {
+        Objects.requireNonNull(cause, "cause");
+        LOG.info("Partition {} of {} failed by its producer: {}", partitionId, ownerName, cause.toString());
+        release(cause);
+    }
+
+    @Override
+    public void onTaskEvent(Consumer<ByteBuffer> listener) {
+        this.taskEventListener = listener;
+    }
+
+    /**
+     * Hands a consumer's task event to the producer's listener.
+     *
+     * @return false when no listener was registered (the event is then dropped, and logged)
+     */
+    public boolean deliverTaskEvent(ByteBuffer event) {
+        Consumer<ByteBuffer> listener = taskEventListener;
+        if (listener == null) {
+            LOG.warn("Task event of {} bytes for partition {} of {} dropped: the producer registered no listener "
+                    + "(ResultPartitionWriter.onTaskEvent)", event.remaining(), partitionId, ownerName);
+            return false;
+        }
+        listener.accept(event);
+        return true;
+    }
+
+    /**
+     * Closes the writer: after {@link #finish()} the data stays for its consumers and the partition is released
+     * once each subpartition was read; before it, the partition is released at once and its consumers fail.
+     */
+    @Override
+    public void close() {
+        State current = state;
+        if (current == State.FINISHED || current == State.RELEASED) {
+            return;
+        }
+        release(current == State.CREATED ? null : new ProducerFailedException("partition " + partitionId + " of "
+                + ownerName + " was closed by its producer before finish()"));
+    }
+
+    /**
+     * Releases the partition: consumers still reading fail ({@code cause}, or a plain release), the memory goes
+     * back, and the partition manager forgets it. Any thread; idempotent.
+     *
+     * @param cause the producer's failure, or null
+     */
+    public void release(Throwable cause) {
+        ScheduledFuture<?> flush;
+        LocalBufferPool pool;
+        synchronized (stateLock) {
+            if (state == State.RELEASED) {
+                return;
+            }
+            state = State.RELEASED;
+            flush = flushTask;
+            flushTask = null;
+            pool = bufferPool;
+        }
+        if (flush != null) {
+            flush.cancel(false);
+        }
+        partitionManager.onPartitionReleased(this);
+        for (PipelinedSubpartition subpartition : subpartitions) {
+            subpartition.release(cause);
+        }
+        if (pool != null) {
+            // Wakes a producer blocked on the pool; it sees RELEASED and drops its record.
+            pool.lazyDestroy();
+        }
+        synchronized (emitLock) {
+            for (int i = 0; i < builders.length; i++) {
+                if (builders[i] != null) {
+                    builders[i].close();
+                    builders[i] = null;
+                }
+            }
+        }
+        LOG.debug("Released partition {} of {}{}", partitionId, ownerName, cause == null ? "" : " (" + cause + ")");
+    }
+
+    /** Whether the partition was released. */
+    public boolean isReleased() {
+        return state == State.RELEASED;
+    }
+
+    /** Whether {@link #finish()} was called (and the partition not yet released). */
+    public boolean isFinished() {
+        return state == State.FINISHED;
+    }
+
+    /** Bytes written into buffers so far, framing included. */
+    public long bytesOut() {
+        return bytesOut.get();
+    }
+
+    /** Buffers finished so far. */
+    public long buffersOut() {
+        return buffersOut.get();
+    }
+
+    /** Time the producer spent blocked for lack of a buffer. */
+    public long backpressuredNanos() {
+        return backpressuredNanos.get();
+    }
+
+    /** The partition's pool (for tests and metrics), or null before setup. */
+    public LocalBufferPool bufferPool() {
+        return bufferPool;
+    }
+
+    /**
+     * Creates the reader view of one subpartition.
+     *
+     * @throws IllegalStateException when the partition is released or the subpartition already has a reader
+     */
+    ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener) {
+        if (index < 0 || index >= subpartitions.length) {
+            throw new IllegalArgumentException("partition " + partitionId + " has " + subpartitions.length
+                    + " subpartitions; subpartition " + index + " does not exist");
+        }
+        return subpartitions[index].createReadView(listener);
+    }
+
+    /** A subpartition needs nothing more: read to its end, or its reader left early. */
+    void onSubpartitionDone(int index, boolean readToEnd) {
+        boolean releaseNow;
+        synchronized (stateLock) {
+            subpartitionsDone++;
+            releaseNow = state == State.FINISHED && subpartitionsDone == subpartitions.length;
+        }
+        LOG.debug("Subpartition {} of partition {} done ({})", index, partitionId,
+                readToEnd ? "read to its end" : "its reader left");
+        if (releaseNow) {
+            release(null);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Producer thread, under emitLock
+    // ------------------------------------------------------------------------------------------------------------
+
+    /** @return false when the record must be dropped (released); throws when emitting is illegal now. */
+    private boolean checkAcceptingRecords() {
+        State current = state;
+        if (current == State.RUNNING) {
+            return true;
+        }
+        if (current == State.RELEASED) {
+            return false;
+        }
+        throw new IllegalStateException("partition " + partitionId + " of " + ownerName + " does not accept records: "
+                + (current == State.CREATED ? "setup() was not called" : "finish() was called"));
+    }
+
+    private void emitLocked(ByteBuffer record, int target) throws IOException {
+        int start = record.position();
+        lengthPrefix.clear();
+        lengthPrefix.putInt(record.remaining()).flip();
+        try {
+            if (write(lengthPrefix, target)) {
+                write(record, target);
+            }
+        } finally {
+            record.position(start);
+        }
+        if (flushEveryRecord) {
+            subpartitions[target].flush();
+        }
+    }
+
+    /** Appends {@code source}'s remaining bytes to the subpartition; false when they were dropped. */
+    private boolean write(ByteBuffer source, int target) throws IOException {
+        while (source.hasRemaining()) {
+            BufferBuilder builder = builders[target];
+            if (builder == null) {
+                builder = newBuilder(target);
+                if (builder == null) {
+                    return false;
+                }
+            }
+            builder.appendAndCommit(source);
+            if (builder.isFull()) {
+                finishBuilder(target);
+            }
+        }
+        return true;
+    }
+
+    /** A new buffer for {@code target}, queued on its subpartition; null when the bytes must be dropped. */
+    private BufferBuilder newBuilder(int target) throws IOException {
+        PipelinedSubpartition subpartition = subpartitions[target];
+        if (subpartition.isReleased()) {
+            // Its consumer has gone: drop, and never block on it.
+            return null;
+        }
+        BufferBuilder builder = bufferPool.requestBufferBuilder(target);
+        if (builder == null) {
+            builder = requestBuilderBlocking(target);
+            if (builder == null) {
+                return null;
+            }
+        }
+        // Ownership: the consumer goes to the subpartition (which closes it on failure); the builder stays here
+        // until finishBuilder or release closes it.
+        if (subpartition.add(builder.createBufferConsumerFromBeginning(), false) < 0) {
+            builder.close();
+            return null;
+        }
+        builders[target] = builder;
+        return builder;
+    }
+
+    private BufferBuilder requestBuilderBlocking(int target) throws IOException {
+        long start = System.nanoTime();
+        try {
+            return bufferPool.requestBufferBuilderBlocking(target);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException ex = new InterruptedIOException("interrupted while waiting for a buffer of partition "
+                    + partitionId + " (subpartition " + target + ")");
+            ex.initCause(e);
+            throw ex;
+        } catch (BufferPoolDestroyedException e) {
+            if (state == State.RELEASED) {
+                return null;
+            }
+            throw e;
+        } finally {
+            backpressuredNanos.addAndGet(System.nanoTime() - start);
+        }
+    }
+
+    private void finishBuilder(int target) {
+        BufferBuilder builder = builders[target];
+        if (builder != null) {
+            bytesOut.addAndGet(builder.finish());
+            buffersOut.incrementAndGet();
+            builder.close();
+            builders[target] = null;
+        }
+    }
+
+    private void checkSubpartitionIndex(int index) {
+        if (index < 0 || index >= subpartitions.length) {
+            throw new IndexOutOfBoundsException("partition " + partitionId + " has " + subpartitions.length
+                    + " subpartitions; subpartition " + index + " does not exist");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "partition " + partitionId + " of " + ownerName + " (" + subpartitions.length + " subpartitions, "
+                + state + ")";
+    }
+}

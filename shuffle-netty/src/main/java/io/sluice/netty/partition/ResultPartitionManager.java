@@ -1,0 +1,180 @@
+package io.sluice.netty.partition;
+
+import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ResultPartitionId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The registry of an environment's live result partitions: readers find partitions here, and a reader that asks
+ * before its producer registered can leave a {@link PartitionRegistrationListener}.
+ *
+ * <p>Any thread; every map is guarded by {@code this}. Listeners and partitions are called with no lock held.
+ */
+public final class ResultPartitionManager {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ResultPartitionManager.class);
+
+    private final Map<ResultPartitionId, ResultPartition> partitions = new HashMap<>(); // guarded by this
+    private final Map<ResultPartitionId, List<PartitionRegistrationListener>> awaiting =
+            new HashMap<>(); // guarded by this
+    private boolean shutDown; // guarded by this
+
+    /**
+     * Registers a set-up partition and hands it to the readers waiting for it.
+     *
+     * @throws IllegalStateException when a partition with the same id is registered, or the manager is shut down
+     */
+    public void registerPartition(ResultPartition partition) {
+        List<PartitionRegistrationListener> waiting;
+        synchronized (this) {
+            if (shutDown) {
+                throw new IllegalStateException("cannot register partition " + partition.partitionId()
+                        + ": the environment is closed");
+            }
+            ResultPartition previous = partitions.putIfAbsent(partition.partitionId(), partition);
+            if (previous != null) {
+                throw new IllegalStateException("partition " + partition.partitionId()
+                        + " is already registered in this environment (" + previous + ")");
+            }
+            waiting = awaiting.remove(partition.partitionId());
+        }
+        if (waiting != null) {
+            for (PartitionRegistrationListener listener : waiting) {
+                listener.onPartitionRegistered(partition);
+            }
+        }
+    }
+
+    /**
+     * Creates the reader view of a registered partition's subpartition.
+     *
+     * @throws PartitionNotFoundException when the partition is not registered (yet, or any more)
+     */
+    public ResultSubpartitionView createSubpartitionView(ResultPartitionId partitionId, int subpartitionIndex,
+                                                         BufferAvailabilityListener listener)
+            throws PartitionNotFoundException {
+        ResultPartition partition;
+        synchronized (this) {
+            partition = partitions.get(partitionId);
+        }
+        if (partition == null) {
+            throw new PartitionNotFoundException(partitionId);
+        }
+        return createView(partition, subpartitionIndex, listener);
+    }
+
+    /**
+     * Creates the view if the partition is registered; otherwise parks {@code registrationListener} until it is
+     * and returns null. The caller removes a parked listener that waited too long with
+     * {@link #removeRegistrationListener}.
+     */
+    public ResultSubpartitionView createSubpartitionViewOrRegisterListener(
+            ResultPartitionId partitionId, int subpartitionIndex, BufferAvailabilityListener listener,
+            PartitionRegistrationListener registrationListener) throws PartitionNotFoundException {
+        ResultPartition partition;
+        synchronized (this) {
+            partition = partitions.get(partitionId);
+            if (partition == null) {
+                if (shutDown) {
+                    throw new PartitionNotFoundException(partitionId);
+                }
+                awaiting.computeIfAbsent(partitionId, id -> new ArrayList<>(1)).add(registrationListener);
+                return null;
+            }
+        }
+        return createView(partition, subpartitionIndex, listener);
+    }
+
+    /** @return true when the listener was still parked (and is now removed). */
+    public synchronized boolean removeRegistrationListener(ResultPartitionId partitionId,
+                                                           PartitionRegistrationListener listener) {
+        List<PartitionRegistrationListener> waiting = awaiting.get(partitionId);
+        if (waiting == null || !waiting.remove(listener)) {
+            return false;
+        }
+        if (waiting.isEmpty()) {
+            awaiting.remove(partitionId);
+        }
+        return true;
+    }
+
+    /**
+     * Hands a consumer's task event to the partition's producer.
+     *
+     * @return false when the partition is not registered here or has no task event listener
+     */
+    public boolean publishTaskEvent(ResultPartitionId partitionId, ByteBuffer event) {
+        ResultPartition partition;
+        synchronized (this) {
+            partition = partitions.get(partitionId);
+        }
+        if (partition == null) {
+            LOG.debug("Task event for partition {} dropped: the partition is not registered here", partitionId);
+            return false;
+        }
+        return partition.deliverTaskEvent(event);
+    }
+
+    /** Releases the given partitions at once (their consumers fail). Unknown ids are ignored. */
+    public void releasePartitions(Collection<ResultPartitionId> partitionIds, Throwable cause) {
+        List<ResultPartition> toRelease = new ArrayList<>(partitionIds.size());
+        synchronized (this) {
+            for (ResultPartitionId id : partitionIds) {
+                ResultPartition partition = partitions.get(id);
+                if (partition != null) {
+                    toRelease.add(partition);
+                }
+            }
+        }
+        for (ResultPartition partition : toRelease) {
+            partition.release(cause);
+        }
+    }
+
+    /** Releases every partition and refuses new ones; for the environment's close. */
+    public void shutdown(Throwable cause) {
+        List<ResultPartition> toRelease;
+        synchronized (this) {
+            shutDown = true;
+            toRelease = new ArrayList<>(partitions.values());
+            awaiting.clear();
+        }
+        for (ResultPartition partition : toRelease) {
+            partition.release(cause);
+        }
+    }
+
+    /** The ids of the partitions registered now. */
+    public synchronized Collection<ResultPartitionId> registeredPartitionIds() {
+        return new ArrayList<>(partitions.keySet());
+    }
+
+    /** Called by a partition when it is released. */
+    void onPartitionReleased(ResultPartition partition) {
+        synchronized (this) {
+            partitions.remove(partition.partitionId(), partition);
+        }
+    }
+
+    private static ResultSubpartitionView createView(ResultPartition partition, int subpartitionIndex,
+                                                     BufferAvailabilityListener listener)
+            throws PartitionNotFoundException {
+        try {
+            return partition.createSubpartitionView(subpartitionIndex, listener);
+        } catch (IllegalStateException e) {
+            if (partition.isReleased()) {
+                // Released between the lookup and the view: to the reader it is gone.
+                throw new PartitionNotFoundException(partition.partitionId());
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.sluice.netty.partition;
+
+/**
+ * The single reader's handle on one subpartition: a local input channel, or the server-side reader of a remote
+ * channel.
+ *
+ * <p>{@link #getNextBuffer()} is called by one reader thread at a time (a consumer thread, or an event loop);
+ * {@link #releaseAllResources()}, {@link #isReleased()} and {@link #getFailureCause()} from any thread.
+ */
+public interface ResultSubpartitionView {
+
+    /**
+     * The next buffer, or null when nothing is readable now (an empty unfinished buffer, or an empty queue).
+     * After release returns null.
+     */
+    BufferAndBacklog getNextBuffer();
+
+    /**
+     * Whether a reader holding {@code credits} credits can take something now: with credit, any readable element;
+     * without credit, only an event (events need no credit).
+     */
+    boolean isAvailable(int credits);
+
+    /** Finished data buffers queued now; an unsynchronized estimate for announcements. */
+    int unsynchronizedGetBacklog();
+
+    /** Releases this view and, unless the subpartition was read to its end, the subpartition's queued data. */
+    void releaseAllResources();
+
+    /** Whether the view, or the subpartition under it, was released. */
+    boolean isReleased();
+
+    /** The producer's failure when the subpartition was released because it failed, else null. */
+    Throwable getFailureCause();
+}

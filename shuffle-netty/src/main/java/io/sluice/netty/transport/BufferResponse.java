@@ -1,0 +1,152 @@
+package io.sluice.netty.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.buffers.Buffer;
+import io.sluice.netty.gate.InputChannelId;
+
+import java.util.Objects;
+
+/**
+ * Server to client: one data buffer or event of a subpartition, for the input channel {@code receiverId}.
+ * Body: receiver id (16), sequence number (4), backlog (4), data type (1), buffer size (4), then
+ * {@code bufferSize} bytes of data; the frame length is {@link #frameLength(int) frameLength(bufferSize)}.
+ *
+ * <p>Ownership of {@link #buffer()}:
+ * <ul>
+ *   <li>Sending side: the message owns one reference. {@link NettyMessageEncoder} hands it to Netty, which recycles
+ *       it once the bytes are written or the write failed. A message that is never written must be released by
+ *       whoever dropped it, with {@link #releaseBuffer()}.</li>
+ *   <li>Receiving side: the buffer was taken from the receiving channel by {@link ClientMessageDecoder}; it belongs to
+ *       whoever handles the message (normally it is queued at that channel), who recycles it. It is null when the
+ *       receiver was unknown or released (the payload was skipped) or when {@code bufferSize} is 0.</li>
+ * </ul>
+ * Immutable apart from the buffer's own state; hand it between threads only through a safe hand-over.
+ */
+public final class BufferResponse extends NettyMessage {
+
+    static final byte ID = 1;
+
+    /** receiver id (16) + sequence number (4) + backlog (4) + data type (1) + buffer size (4). */
+    static final int HEADER_LENGTH = WireFields.ID_LENGTH + Integer.BYTES + Integer.BYTES + 1 + Integer.BYTES;
+
+    private final Buffer buffer;
+    private final InputChannelId receiverId;
+    private final int sequenceNumber;
+    private final int backlog;
+    private final DataType dataType;
+    private final int bufferSize;
+
+    /**
+     * @param buffer         the data or event (its readable bytes are sent); null only on the receiving side, or when
+     *                       {@code bufferSize} is 0. The message takes over one reference (see class comment).
+     * @param receiverId     the input channel the buffer is for
+     * @param sequenceNumber the buffer's position in the subpartition's output, checked by the receiver
+     * @param backlog        data buffers queued at the sender behind this one, >= 0
+     * @param dataType       data, event or priority event; must agree with {@code buffer.isBuffer()}
+     * @param bufferSize     number of payload bytes; equals {@code buffer.readableBytes()} when buffer is not null
+     */
+    public BufferResponse(Buffer buffer, InputChannelId receiverId, int sequenceNumber, int backlog,
+                          DataType dataType, int bufferSize) {
+        this.receiverId = Objects.requireNonNull(receiverId, "receiverId");
+        this.dataType = Objects.requireNonNull(dataType, "dataType");
+        if (bufferSize < 0 || backlog < 0) {
+            throw new IllegalArgumentException("bufferSize and backlog must be >= 0, were " + bufferSize + " and "
+                    + backlog + " (receiver " + receiverId + ", sequence number " + sequenceNumber + ")");
+        }
+        if (buffer != null && buffer.readableBytes() != bufferSize) {
+            throw new IllegalArgumentException("bufferSize " + bufferSize + " differs from the buffer's "
+                    + buffer.readableBytes() + " readable bytes (receiver " + receiverId + ", " + buffer + ")");
+        }
+        if (buffer != null && buffer.isBuffer() != dataType.isBuffer()) {
+            throw new IllegalArgumentException("data type " + dataType + " does not match " + buffer
+                    + " (receiver " + receiverId + ")");
+        }
+        this.buffer = buffer;
+        this.sequenceNumber = sequenceNumber;
+        this.backlog = backlog;
+        this.bufferSize = bufferSize;
+    }
+
+    /**
+     * The length of the frame of a BufferResponse with {@code bufferSize} payload bytes; a client decoder's
+     * maxFrameLength must be at least this for the largest buffer or event it receives.
+     */
+    public static int frameLength(int bufferSize) {
+        return Frame.HEADER_LENGTH + HEADER_LENGTH + bufferSize;
+    }
+
+    /** @return the payload (ownership: see the class comment), or null */
+    public Buffer buffer() {
+        return buffer;
+    }
+
+    public InputChannelId receiverId() {
+        return receiverId;
+    }
+
+    public int sequenceNumber() {
+        return sequenceNumber;
+    }
+
+    public int backlog() {
+        return backlog;
+    }
+
+    public DataType dataType() {
+        return dataType;
+    }
+
+    public int bufferSize() {
+        return bufferSize;
+    }
+
+    /**
+     * Recycles the buffer's reference held by this message, if it has a buffer. Call it at most once, and only for
+     * a message that is dropped instead of being written (sending side) or handed on (receiving side).
+     */
+    public void releaseBuffer() {
+        if (buffer != null) {
+            buffer.recycleBuffer();
+        }
+    }
+
+    @Override
+    public byte id() {
+        return ID;
+    }
+
+    @Override
+    int bodyLength() {
+        return HEADER_LENGTH;
+    }
+
+    @Override
+    void writeBody(ByteBuf out) {
+        WireFields.writeId(out, receiverId);
+        out.writeInt(sequenceNumber);
+        out.writeInt(backlog);
+        out.writeByte(dataType.code());
+        out.writeInt(bufferSize);
+    }
+
+    /** Reads the {@link #HEADER_LENGTH} header bytes; the result has no buffer yet. */
+    static BufferResponse readHeader(ByteBuf in) {
+        InputChannelId receiverId = WireFields.readInputChannelId(in);
+        int sequenceNumber = in.readInt();
+        int backlog = in.readInt();
+        DataType dataType = DataType.fromCode(in.readByte());
+        return new BufferResponse(null, receiverId, sequenceNumber, backlog, dataType, in.readInt());
+    }
+
+    /** This header with {@code payload} (filled with exactly {@code bufferSize} bytes) as its buffer. */
+    BufferResponse withBuffer(Buffer payload) {
+        return new BufferResponse(payload, receiverId, sequenceNumber, backlog, dataType, bufferSize);
+    }
+
+    @Override
+    public String toString() {
+        return "BufferResponse[" + dataType + ", " + bufferSize + " bytes for receiver " + receiverId
+                + ", sequence number " + sequenceNumber + ", backlog " + backlog
+                + (buffer == null && bufferSize > 0 ? ", payload skipped]" : "]");
+    }
+}

@@ -1,0 +1,157 @@
+package io.sluice.netty.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.TransportException;
+import io.sluice.netty.gate.InputChannelId;
+
+import java.net.SocketAddress;
+import java.util.Objects;
+
+/**
+ * Server to client: a failure, either of one channel's request ({@code receiverId} set) or of the whole connection
+ * ({@code receiverId} null: fatal, every channel on the connection fails). Only a kind, a message and ids travel:
+ * throwables are never serialized, so the client never deserializes classes chosen by the remote side.
+ * Body: kind (1), message (nullable string), partition id (nullable), receiver id (nullable); see {@link WireFields}.
+ * Immutable; any thread.
+ */
+public final class ErrorResponse extends NettyMessage {
+
+    static final byte ID = 2;
+
+    /** kind + null message + absent partition id + absent receiver id. */
+    static final int MIN_BODY_LENGTH = 1 + Integer.BYTES + 1 + 1;
+
+    private final ErrorKind kind;
+    private final String message;
+    private final ResultPartitionId partitionId;
+    private final InputChannelId receiverId;
+
+    /**
+     * @param kind        what failed
+     * @param message     the description, or null
+     * @param partitionId the partition concerned; required for {@link ErrorKind#PARTITION_NOT_FOUND}, else nullable
+     * @param receiverId  the failed channel, or null for a fatal, connection-wide error
+     */
+    public ErrorResponse(ErrorKind kind, String message, ResultPartitionId partitionId, InputChannelId receiverId) {
+        this.kind = Objects.requireNonNull(kind, "kind");
+        if (kind == ErrorKind.PARTITION_NOT_FOUND && partitionId == null) {
+            throw new IllegalArgumentException("a " + kind + " error needs the partition id (receiver " + receiverId
+                    + ", message " + message + ")");
+        }
+        this.message = message;
+        this.partitionId = partitionId;
+        this.receiverId = receiverId;
+    }
+
+    /**
+     * The response reporting {@code cause} to {@code receiver} (null: to the whole connection).
+     * {@link PartitionNotFoundException} -> {@link ErrorKind#PARTITION_NOT_FOUND} with its partition id and message,
+     * {@link ProducerFailedException} -> {@link ErrorKind#PRODUCER_FAILED} with its message, anything else ->
+     * {@link ErrorKind#TRANSPORT} with {@code cause.toString()} (class name and message) for a foreign type, or the
+     * message of a {@link TransportException}.
+     */
+    public static ErrorResponse of(Throwable cause, InputChannelId receiver) {
+        Objects.requireNonNull(cause, "cause");
+        if (cause instanceof PartitionNotFoundException notFound) {
+            return new ErrorResponse(ErrorKind.PARTITION_NOT_FOUND, notFound.getMessage(), notFound.partitionId(),
+                    receiver);
+        }
+        if (cause instanceof ProducerFailedException) {
+            return new ErrorResponse(ErrorKind.PRODUCER_FAILED, cause.getMessage(), null, receiver);
+        }
+        String message = cause instanceof TransportException ? cause.getMessage() : cause.toString();
+        return new ErrorResponse(ErrorKind.TRANSPORT, message, null, receiver);
+    }
+
+    /**
+     * The exception the client raises for this response.
+     * {@link ErrorKind#PARTITION_NOT_FOUND} -> {@link PartitionNotFoundException} of the partition id, saying who
+     * reported it; {@link ErrorKind#PRODUCER_FAILED} -> {@link ProducerFailedException} with the message as sent;
+     * {@link ErrorKind#TRANSPORT} -> {@link TransportException} with the message and {@code remote}.
+     *
+     * @param remote the server that sent the response
+     */
+    public Throwable toException(SocketAddress remote) {
+        return switch (kind) {
+            case PARTITION_NOT_FOUND -> new PartitionNotFoundException(partitionId, "reported by the producer at "
+                    + remote);
+            case PRODUCER_FAILED -> new ProducerFailedException(message != null ? message
+                    : "producer failed without a message (reported by " + remote + ")");
+            case TRANSPORT -> new TransportException(message != null ? message
+                    : "error without a message from the server", remote);
+        };
+    }
+
+    /** @return true when no receiver is named: the error concerns the whole connection */
+    public boolean isFatal() {
+        return receiverId == null;
+    }
+
+    public ErrorKind kind() {
+        return kind;
+    }
+
+    /** @return the description, or null */
+    public String message() {
+        return message;
+    }
+
+    /** @return the partition concerned, or null */
+    public ResultPartitionId partitionId() {
+        return partitionId;
+    }
+
+    /** @return the failed channel, or null when {@link #isFatal()} */
+    public InputChannelId receiverId() {
+        return receiverId;
+    }
+
+    @Override
+    public byte id() {
+        return ID;
+    }
+
+    @Override
+    int bodyLength() {
+        return 1 + WireFields.nullableStringLength(message) + WireFields.nullableIdLength(partitionId)
+                + WireFields.nullableIdLength(receiverId);
+    }
+
+    @Override
+    void writeBody(ByteBuf out) {
+        out.writeByte(kind.code());
+        WireFields.writeNullableString(out, message);
+        WireFields.writeNullableId(out, partitionId);
+        WireFields.writeNullableId(out, receiverId);
+    }
+
+    static ErrorResponse readBody(ByteBuf in) {
+        ErrorKind kind = ErrorKind.fromCode(in.readByte());
+        String message = WireFields.readNullableString(in);
+        ResultPartitionId partitionId = WireFields.readNullableResultPartitionId(in);
+        return new ErrorResponse(kind, message, partitionId, WireFields.readNullableInputChannelId(in));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ErrorResponse other
+                && kind == other.kind
+                && Objects.equals(message, other.message)
+                && Objects.equals(partitionId, other.partitionId)
+                && Objects.equals(receiverId, other.receiverId);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(kind, message, partitionId, receiverId);
+    }
+
+    @Override
+    public String toString() {
+        return "ErrorResponse[" + kind + (isFatal() ? ", fatal" : ", receiver " + receiverId)
+                + (partitionId == null ? "" : ", partition " + partitionId) + ": " + message + "]";
+    }
+}

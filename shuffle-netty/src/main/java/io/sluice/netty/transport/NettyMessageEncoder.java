@@ -1,0 +1,111 @@
+package io.sluice.netty.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.VoidChannelPromise;
+import io.netty.handler.codec.EncoderException;
+import io.sluice.buffers.Buffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Turns {@link NettyMessage}s into {@link Frame}s; any other object is passed on unchanged. Used on both ends of a
+ * connection. Stateless, so one instance may serve every channel ({@link ChannelHandler.Sharable}); each call runs on
+ * the event loop of the channel it writes to.
+ *
+ * <p>Small messages become one ByteBuf from {@code ctx.alloc()} holding the whole frame. A {@link BufferResponse}
+ * becomes two writes: its frame header and fixed fields in a small ByteBuf, then its data as a ByteBuf that wraps the
+ * Sluice buffer's readable bytes without copying ({@link OffHeapPayloadByteBuf} / {@link HeapPayloadByteBuf}). That
+ * second ByteBuf owns the message's buffer reference: Netty releases it once written or on failure, and the release
+ * recycles the Sluice buffer exactly once. The caller's promise completes when the data has been written.
+ */
+@ChannelHandler.Sharable
+public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof BufferResponse response) {
+            writeBufferResponse(ctx, response, promise);
+        } else if (msg instanceof NettyMessage message) {
+            ctx.write(encodeFrame(ctx.alloc(), message, Frame.HEADER_LENGTH + message.bodyLength()), promise);
+        } else {
+            ctx.write(msg, promise);
+        }
+    }
+
+    /**
+     * Writes the response's header, then its data. Ownership of the response's buffer: passed to the data ByteBuf,
+     * or recycled here when there is nothing to send or encoding fails.
+     */
+    private static void writeBufferResponse(ChannelHandlerContext ctx, BufferResponse response,
+                                            ChannelPromise promise) {
+        Buffer buffer = response.buffer();
+        if (buffer == null && response.bufferSize() > 0) {
+            throw new EncoderException("cannot send " + response + ": it announces " + response.bufferSize()
+                    + " bytes but carries no buffer");
+        }
+        if (buffer != null && buffer.isRecycled()) {
+            throw new EncoderException("cannot send " + response + ": its buffer was already recycled (" + buffer
+                    + ")");
+        }
+        ByteBuf header;
+        try {
+            header = encodeFrame(ctx.alloc(), response, BufferResponse.frameLength(response.bufferSize()));
+        } catch (RuntimeException e) {
+            response.releaseBuffer();
+            throw e;
+        }
+        if (response.bufferSize() == 0) {
+            response.releaseBuffer();
+            ctx.write(header, promise);
+            return;
+        }
+        ByteBuf data;
+        try {
+            data = wrapReadableBytes(ctx.alloc(), buffer);
+        } catch (RuntimeException e) {
+            header.release();
+            response.releaseBuffer();
+            throw new EncoderException("cannot wrap the data of " + response + " (" + buffer + ")", e);
+        }
+        // The header's outcome is not reported on its own: if it fails, the channel is broken and the data write
+        // queued right behind it fails too, which completes the caller's promise. A non-firing void promise avoids
+        // both an allocated promise and a duplicate exceptionCaught for every pending write of a closed channel.
+        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
+        ctx.write(data, promise);
+    }
+
+    /**
+     * A ByteBuf holding the frame header with {@code frameLength} and the message's body; for a BufferResponse the
+     * data that follows is not included (frameLength still counts it).
+     */
+    private static ByteBuf encodeFrame(ByteBufAllocator alloc, NettyMessage message, int frameLength) {
+        ByteBuf frame = alloc.buffer(Frame.HEADER_LENGTH + message.bodyLength());
+        try {
+            Frame.writeHeader(frame, frameLength, message.id());
+            message.writeBody(frame);
+            return frame;
+        } catch (RuntimeException e) {
+            frame.release();
+            throw new EncoderException("cannot encode " + message, e);
+        }
+    }
+
+    /**
+     * A ByteBuf sharing the memory of {@code buffer}'s readable bytes and owning the caller's reference of it.
+     * The view is taken from the segment itself because {@link Buffer#getNioBufferReadable()} of a read-only slice
+     * is a read-only ByteBuffer, which Netty cannot wrap without copying.
+     */
+    private static ByteBuf wrapReadableBytes(ByteBufAllocator alloc, Buffer buffer) {
+        ByteBuffer view = buffer.getMemorySegment().wrap(
+                buffer.getMemorySegmentOffset() + buffer.getReaderIndex(), buffer.readableBytes());
+        if (view.isDirect()) {
+            return new OffHeapPayloadByteBuf(alloc, view, buffer);
+        }
+        return new HeapPayloadByteBuf(alloc, view.array(), view.arrayOffset(), view.remaining(), buffer);
+    }
+}

@@ -1,0 +1,42 @@
+package io.sluice.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** How the progress line is shown on stderr. */
+enum ProgressMode {
+    /** TTY when stderr is a terminal, else PLAIN. */
+    AUTO,
+    /** One line rewritten in place a few times a second. */
+    TTY,
+    /** A new line every few seconds, for logs and pipes. */
+    PLAIN,
+    /** No progress output. */
+    OFF;
+
+    /** @return this mode, with AUTO resolved to TTY or PLAIN by looking at stderr */
+    ProgressMode resolve() {
+        if (this != AUTO) {
+            return this;
+        }
+        return stderrIsTerminal() ? TTY : PLAIN;
+    }
+
+    /**
+     * Java cannot ask isatty(2) directly; on Linux, file descriptor 2 links to a /dev/pts or
+     * /dev/tty device when stderr is a terminal. Elsewhere, a console means a terminal.
+     */
+    private static boolean stderrIsTerminal() {
+        Path stderr = Path.of("/proc/self/fd/2");
+        try {
+            if (Files.isSymbolicLink(stderr)) {
+                String target = Files.readSymbolicLink(stderr).toString();
+                return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+            }
+        } catch (java.io.IOException | SecurityException | UnsupportedOperationException e) {
+            // Not Linux or not readable: fall back to the console check below.
+            return System.console() != null;
+        }
+        return System.console() != null;
+    }
+}
