@@ -118,15 +118,17 @@ public final class RecordReader implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        gate.close(); // first, without the lock: wakes a next() blocked in gate.getNext()
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            state = State.CLOSED;
-            recycleHandedOut();
-            if (current != null) {
-                releaseCurrent(false);
+        try {
+            gate.close(); // first, without the lock: wakes a next() blocked in gate.getNext()
+        } finally {
+            synchronized (lock) {
+                if (state != State.CLOSED) {
+                    state = State.CLOSED;
+                    recycleHandedOut();
+                    if (current != null) {
+                        releaseCurrent(false);
+                    }
+                }
             }
         }
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Finds every problem of a {@link ShuffleConfig}: unknown keys under {@code shuffle.} (with the
@@ -35,11 +36,12 @@ public final class ShuffleConfigValidator {
                 problems.add(key + ": unknown option; did you mean " + closestKey(key) + "?");
             }
         }
-        boolean allParse = true;
+        boolean allValid = true;
         for (ConfigOption<?> option : ShuffleOptions.all()) {
-            allParse &= checkOne(config, option, problems);
+            allValid &= checkOne(config, option, problems);
         }
-        if (allParse) {
+        if (allValid) {
+            // Only now: a combination of values that are wrong on their own would repeat their problem.
             checkCombinations(config, problems);
         }
         return problems;
@@ -58,7 +60,7 @@ public final class ShuffleConfigValidator {
         }
     }
 
-    /** @return false when the option's value does not parse (its problem is added) */
+    /** @return false when the option's value does not parse or is out of range (its problem is added) */
     private static <T> boolean checkOne(ShuffleConfig config, ConfigOption<T> option, List<String> problems) {
         T value;
         try {
@@ -67,8 +69,9 @@ public final class ShuffleConfigValidator {
             problems.add(e.getMessage());
             return false;
         }
-        option.problemWith(value).ifPresent(problems::add);
-        return true;
+        Optional<String> problem = option.problemWith(value);
+        problem.ifPresent(problems::add);
+        return problem.isEmpty();
     }
 
     private static void checkCombinations(ShuffleConfig config, List<String> problems) {
@@ -76,11 +79,11 @@ public final class ShuffleConfigValidator {
         long segment = config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE);
         String totalKey = ShuffleOptions.MEMORY_TOTAL.key();
         String segmentKey = ShuffleOptions.MEMORY_SEGMENT_SIZE.key();
-        if (segment > 0 && total < segment) {
+        if (total < segment) {
             problems.add(totalKey + ": " + ByteSizes.format(total) + " is less than one segment ("
                     + segmentKey + " = " + ByteSizes.format(segment) + "); raise " + totalKey
                     + " or lower " + segmentKey);
-        } else if (segment > 0 && total / segment > Integer.MAX_VALUE) {
+        } else if (total / segment > Integer.MAX_VALUE) {
             problems.add(totalKey + ": " + ByteSizes.format(total) + " makes " + total / segment
                     + " segments of " + ByteSizes.format(segment) + ", more than " + Integer.MAX_VALUE
                     + "; lower " + totalKey + " or raise " + segmentKey);

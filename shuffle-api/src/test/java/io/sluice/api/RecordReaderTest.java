@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -365,13 +364,7 @@ class RecordReaderTest {
         gate.addBuffers(0, List.of(frame(List.of(payload))));
         RecordReader reader = new RecordReader(gate);
         assertArrayEquals(payload, bytesOf(reader.next()));
-        CompletableFuture<RecordOrEvent> blocked = CompletableFuture.supplyAsync(() -> {
-            try {
-                return reader.next();
-            } catch (IOException | InterruptedException e) {
-                throw new CompletionException(e);
-            }
-        });
+        CompletableFuture<RecordOrEvent> blocked = AsyncCall.start(reader::next);
         gate.awaitWaiting();
 
         reader.close();

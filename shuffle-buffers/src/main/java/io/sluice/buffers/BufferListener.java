@@ -8,7 +8,8 @@ public interface BufferListener {
 
     /**
      * Hands over a buffer. Ownership passes to the listener, which must recycle it eventually, also if this
-     * method throws.
+     * method throws. Implementations should not throw: an exception drops the listener and surfaces on whichever
+     * thread caused the notification (a recycler, or a caller that changed the pool sizes).
      *
      * @return true to stay registered for another buffer, false to be removed
      */

@@ -7,6 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * A pool carved from a {@link NetworkBufferPool}, created by {@link NetworkBufferPool#createBufferPool}. It owns
  * at most {@link #getNumBuffers()} segments at a time (its quota, set by the global pool's redistribution),
@@ -24,6 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * blocked here wake when the global pool gets segments back).
  */
 public final class LocalBufferPool implements BufferRecycler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalBufferPool.class);
 
     /** Subpartition index for requests that do not count toward a per-subpartition cap. */
     private static final int NO_SUBPARTITION = -1;
@@ -278,7 +283,7 @@ public final class LocalBufferPool implements BufferRecycler {
         networkBufferPool.returnSegments(idle);
         networkBufferPool.unregister(this);
         complete(toComplete);
-        notifyDestroyed(waiting);
+        EveryOne.apply(waiting, BufferListener::notifyBufferDestroyed);
     }
 
     public boolean isDestroyed() {
@@ -458,7 +463,13 @@ public final class LocalBufferPool implements BufferRecycler {
         } finally {
             lock.unlock();
         }
-        settle();
+        try {
+            settle();
+        } catch (RuntimeException e) {
+            // CompletableFuture would bury this in a future nobody reads; the failing listener already owns its
+            // buffer and is unregistered, the pool itself stays consistent
+            LOG.error("a buffer listener of {} failed while taking a buffer freed in the global pool", this, e);
+        }
     }
 
     /**
@@ -483,25 +494,6 @@ public final class LocalBufferPool implements BufferRecycler {
         }
         if (destroyed) {
             listener.notifyBufferDestroyed();
-        }
-    }
-
-    /** Tells every listener the pool is destroyed; one failing listener does not keep the others waiting. */
-    private static void notifyDestroyed(List<BufferListener> waiting) {
-        RuntimeException failure = null;
-        for (BufferListener listener : waiting) {
-            try {
-                listener.notifyBufferDestroyed();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
         }
     }
 

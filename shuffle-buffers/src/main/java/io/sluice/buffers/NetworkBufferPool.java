@@ -240,7 +240,12 @@ public final class NetworkBufferPool {
         } finally {
             factoryLock.unlock();
         }
-        redistribution.apply();
+        try {
+            redistribution.apply();
+        } catch (RuntimeException e) {
+            pool.lazyDestroy(); // the caller never gets the pool, so it must not keep its share
+            throw e;
+        }
         return pool;
     }
 
@@ -536,11 +541,13 @@ public final class NetworkBufferPool {
             this.resized = resized;
         }
 
+        /**
+         * Returns the excess and settles every resized pool. A pool's listener that throws does not stop the
+         * others from being settled; the first failure is rethrown at the end, later ones suppressed in it.
+         */
         void apply() {
             returnSegments(excess);
-            for (LocalBufferPool pool : resized) {
-                pool.onResized();
-            }
+            EveryOne.apply(resized, LocalBufferPool::onResized);
         }
     }
 

@@ -20,6 +20,8 @@ import io.sluice.netty.gate.InputChannelFactory;
 import io.sluice.netty.gate.SingleInputGate;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
+import io.sluice.netty.transport.ConnectionManager;
+import io.sluice.netty.transport.TransportMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -178,10 +180,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     }
 
     private ShuffleMetrics currentMetrics() {
+        TransportMetrics transport = connectionManager.metrics();
         return new ShuffleMetrics(networkBufferPool.getTotalNumberOfMemorySegments(),
-                networkBufferPool.getNumberOfAvailableMemorySegments(), connectionManager.bytesSent(),
-                connectionManager.bytesReceived(), connectionManager.buffersSent(),
-                connectionManager.buffersReceived(), connectionManager.openConnections());
+                networkBufferPool.getNumberOfAvailableMemorySegments(), transport.bytesSent(),
+                transport.bytesReceived(), transport.buffersSent(), transport.buffersReceived(),
+                connectionManager.openConnections());
     }
 
     @Override
@@ -201,13 +204,14 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         for (SingleInputGate gate : gatesToClose) {
             gate.close();
         }
+        // Connections go first: remote consumers see the lost connection (TransportException), not a release.
+        connectionManager.close();
         ProducerFailedException cause = new ProducerFailedException("shuffle environment " + context.resourceId()
                 + " was closed");
         for (ResultPartition writer : writersToRelease) {
             writer.release(cause);
         }
         partitionManager.shutdown(cause);
-        connectionManager.close();
         timer.shutdownNow();
         try {
             if (!timer.awaitTermination(5, TimeUnit.SECONDS)) {

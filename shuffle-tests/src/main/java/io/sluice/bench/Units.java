@@ -57,7 +57,7 @@ final class Units {
 
     /** @return e.g. {@code 812 us}, {@code 4.1 ms}, {@code 1.25 s} */
     static String latency(long nanos) {
-        if (nanos < 10_000_000L) {
+        if (nanos < 1_000_000L) {
             return String.format(Locale.ROOT, "%.1f us", nanos / 1e3);
         }
         if (nanos < 1_000_000_000L) {

@@ -2,11 +2,14 @@ package io.sluice.netty.gate;
 
 import io.sluice.api.ResourceId;
 import io.sluice.buffers.NetworkBufferPool;
-import io.sluice.netty.ConnectionManager;
 import io.sluice.netty.EnvironmentConfig;
 import io.sluice.netty.NettyShuffleDescriptor;
+import io.sluice.netty.transport.ConnectionId;
+import io.sluice.netty.transport.ConnectionManager;
 import io.sluice.netty.partition.ResultPartitionManager;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -49,13 +52,25 @@ public final class InputChannelFactory {
                             + " is another environment, and environment " + localResourceId
                             + " was created with localCommunicationOnly (no transport); create it without that flag");
         }
-        return new UnreachableInputChannel(gate, index, descriptor.partitionId(), subpartition,
-                "its producer " + descriptor.producerId() + " at " + descriptor.dataAddress()
-                        + " is another environment, and remote channels need the transport, which is not built yet");
+        ConnectionId connectionId = new ConnectionId(descriptor.dataAddress(), descriptor.connectionIndex(),
+                descriptor.producerId());
+        return new RemoteInputChannel(gate, index, descriptor.partitionId(), subpartition, connectionId,
+                connectionManager::clientFactory, timer, networkBufferPool, connectionManager.metrics(),
+                config.buffersPerChannel(), newBackoff());
     }
 
     /** Gives the gate the memory its remote channels share; nothing for a gate of local channels. */
     public void attachGateMemory(SingleInputGate gate) {
+        List<RemoteInputChannel> remote = new ArrayList<>();
+        for (int i = 0; i < gate.numberOfInputChannels(); i++) {
+            if (gate.channel(i) instanceof RemoteInputChannel channel) {
+                remote.add(channel);
+            }
+        }
+        if (!remote.isEmpty()) {
+            gate.setMemory(new RemoteGateMemory(gate.ownerName(), remote, networkBufferPool,
+                    config.buffersPerChannel(), config.floatingBuffersPerGate()));
+        }
     }
 
     private PartitionRequestBackoff newBackoff() {

@@ -43,7 +43,7 @@ public final class SingleInputGate implements InputGate {
     private CompletableFuture<Void> availability = new CompletableFuture<>(); // guarded by lock
     private GateState state = GateState.CREATED; // guarded by lock
     private volatile boolean finished;
-    private Runnable releaseMemory = () -> { }; // guarded by lock
+    private GateMemory memory = GateMemory.NONE; // guarded by lock
 
     /**
      * @param channelCount the number of channels; fill them with {@link #setChannel} before {@link #setup()}
@@ -82,13 +82,10 @@ public final class SingleInputGate implements InputGate {
         return channels.length;
     }
 
-    /**
-     * Hands the gate a way to return memory reserved for it outside its channels (the floating pool); run once at
-     * close, after every channel is released.
-     */
-    public void onCloseReleaseMemory(Runnable release) {
+    /** Sets what the gate reserves at setup beyond its channels; before {@link #setup()}. */
+    void setMemory(GateMemory memory) {
         synchronized (lock) {
-            releaseMemory = release;
+            this.memory = memory;
         }
     }
 
@@ -100,6 +97,11 @@ public final class SingleInputGate implements InputGate {
             }
         }
         try {
+            GateMemory reservation;
+            synchronized (lock) {
+                reservation = memory;
+            }
+            reservation.reserve();
             for (InputChannel channel : channels) {
                 channel.setup();
             }
@@ -299,12 +301,12 @@ public final class SingleInputGate implements InputGate {
                 channel.releaseAllResources();
             }
         }
-        Runnable release;
+        GateMemory reserved;
         synchronized (lock) {
-            release = releaseMemory;
-            releaseMemory = () -> { };
+            reserved = memory;
+            memory = GateMemory.NONE;
         }
-        release.run();
+        reserved.release();
     }
 
     @Override

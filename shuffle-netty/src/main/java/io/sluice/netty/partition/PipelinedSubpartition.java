@@ -287,7 +287,7 @@ public final class PipelinedSubpartition {
         }
     }
 
-    boolean isReleased() {
+    public boolean isReleased() {
         synchronized (lock) {
             return state == State.RELEASED;
         }

@@ -1,6 +1,7 @@
 package io.sluice.netty.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCounted;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.gate.InputChannelId;
 
@@ -20,9 +21,13 @@ import java.util.Objects;
  *       whoever handles the message (normally it is queued at that channel), who recycles it. It is null when the
  *       receiver was unknown or released (the payload was skipped) or when {@code bufferSize} is 0.</li>
  * </ul>
+ * The message is {@link ReferenceCounted} through its buffer, so that Netty itself releases a response it drops
+ * without passing it to the encoder (a write to a channel whose pipeline is already torn down) or that reaches the
+ * end of the receiving pipeline unhandled. Consequently a handler that keeps the buffer must not release the
+ * message afterwards (no {@code SimpleChannelInboundHandler} with auto-release).
  * Immutable apart from the buffer's own state; hand it between threads only through a safe hand-over.
  */
-public final class BufferResponse extends NettyMessage {
+public final class BufferResponse extends NettyMessage implements ReferenceCounted {
 
     static final byte ID = 1;
 
@@ -103,11 +108,63 @@ public final class BufferResponse extends NettyMessage {
     /**
      * Recycles the buffer's reference held by this message, if it has a buffer. Call it at most once, and only for
      * a message that is dropped instead of being written (sending side) or handed on (receiving side).
+     * Same as {@link #release()}.
      */
     public void releaseBuffer() {
+        release();
+    }
+
+    /** @return the reference count of the buffer (shared with its other holders and slices); 1 without a buffer */
+    @Override
+    public int refCnt() {
+        return buffer == null ? 1 : buffer.refCnt();
+    }
+
+    /** Adds a reference to the buffer (none without a buffer). */
+    @Override
+    public BufferResponse retain() {
+        return retain(1);
+    }
+
+    @Override
+    public BufferResponse retain(int increment) {
         if (buffer != null) {
+            for (int i = 0; i < increment; i++) {
+                buffer.retainBuffer();
+            }
+        }
+        return this;
+    }
+
+    @Override
+    public BufferResponse touch() {
+        return this;
+    }
+
+    @Override
+    public BufferResponse touch(Object hint) {
+        return this;
+    }
+
+    /**
+     * Drops the message's reference of the buffer (nothing without a buffer).
+     *
+     * @return true when that was the buffer's last reference and it went back to its recycler
+     */
+    @Override
+    public boolean release() {
+        return release(1);
+    }
+
+    @Override
+    public boolean release(int decrement) {
+        if (buffer == null) {
+            return false;
+        }
+        for (int i = 0; i < decrement; i++) {
             buffer.recycleBuffer();
         }
+        return buffer.isRecycled();
     }
 
     @Override

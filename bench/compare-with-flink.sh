@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Sluice next to Apache Flink on this machine, in one run.
+#
+# Runs Sluice's JMH scenarios (shuffle-tests/target/sluice-bench.jar jmh) and the Flink peer harness
+# (../shared/peer/run.sh, which measures Flink's own network stack and raw Netty/NIO loopback) one
+# after the other, ROUNDS times, swapping which goes first each round so drift hits both alike.
+# Then prints, per figure, the median over the rounds and the ratio Sluice/Flink.
+#
+# Usage:   bench/compare-with-flink.sh            (builds the jar first if it is missing)
+# Env:     ROUNDS (3), WARM (3) and MEAS (10): warm-up and measured seconds per figure, for both sides;
+#          LINKS (tcp): Sluice links to measure, e.g. "tcp,local,inprocess" (only tcp is compared);
+#          ONLY: passed to run.sh (figure groups of the peer: bulk, records, official, latency, raw);
+#          PEER_DIR (../shared/peer), OUT_DIR (target/compare-DATE), JAVA (java).
+# Output:  the table on stdout; every raw log and JMH JSON file under OUT_DIR.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PEER_DIR="${PEER_DIR:-$ROOT/../shared/peer}"
+ROUNDS="${ROUNDS:-3}"
+WARM="${WARM:-3}"
+MEAS="${MEAS:-10}"
+LINKS="${LINKS:-tcp}"
+JAVA="${JAVA:-java}"
+OUT_DIR="${OUT_DIR:-$ROOT/target/compare-$(date -u +%Y%m%dT%H%M%SZ)}"
+JAR="$ROOT/shuffle-tests/target/sluice-bench.jar"
+# The same JVM flags as the peer harness uses for every Flink figure.
+JVM_FLAGS="-Xms2g -Xmx2g -XX:MaxDirectMemorySize=2g -XX:+UseG1GC \
+--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
+--add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED"
+
+[[ -x "$PEER_DIR/run.sh" ]] || { echo "no Flink peer harness at $PEER_DIR/run.sh (set PEER_DIR)" >&2; exit 2; }
+if [[ ! -f "$JAR" ]]; then
+  echo "# building $JAR" >&2
+  (cd "$ROOT" && mvn -B -q install -DskipTests)
+fi
+mkdir -p "$OUT_DIR"
+
+# One Sluice round: every JMH scenario on the chosen links, one fork each, then the JMH JSON
+# turned into lines shaped like the peer's ("sluice.bulk.1ch GBps=... buffers_per_s=...").
+sluice_round() {
+  local round=$1 json="$OUT_DIR/sluice-$1.json"
+  # shellcheck disable=SC2086
+  "$JAVA" -jar "$JAR" jmh -f 1 -wi "$WARM" -w 1s -i "$MEAS" -r 1s -jvmArgs "$JVM_FLAGS" -p link="$LINKS" \
+      -rf json -rff "$json" 'io.sluice.bench.jmh.*' >"$OUT_DIR/sluice-$round.jmh.txt" 2>&1 \
+    || { echo "# Sluice round $round failed; see $OUT_DIR/sluice-$round.jmh.txt" >&2; tail -20 "$OUT_DIR/sluice-$round.jmh.txt" >&2; }
+  [[ -f "$json" ]] || return 0
+  python3 - "$json" >"$OUT_DIR/sluice-$round.log" <<'PY'
+import json, sys
+FULL_BUFFER = 32768  # bytes on the wire per bulk operation: one 32 KiB buffer, as the peer counts
+for r in json.load(open(sys.argv[1])):
+    bench = r["benchmark"].rsplit(".", 2)[-2]
+    p = r.get("params", {})
+    link = p.get("link", "tcp")
+    suffix = "" if link == "tcp" else "." + link
+    m = r["primaryMetric"]
+    score = m["score"]
+    if bench == "BulkThroughputBenchmark":
+        print(f"sluice.bulk.{p['channels']}ch{suffix} GBps={score * FULL_BUFFER / 1e9:.3f} buffers_per_s={score:.0f}")
+    elif bench == "RecordThroughputBenchmark":
+        name = "long" if p["recordBytes"] == "8" else "b" + p["recordBytes"]
+        mbps = score * int(p["recordBytes"]) / 1e6
+        print(f"sluice.records.{name}.1w.1ch.100ms{suffix} records_per_s={score:.0f} MBps={mbps:.1f}")
+    elif bench == "ManyChannelsBenchmark":
+        print(f"sluice.records.long.{p['shape']}.100ms{suffix} records_per_s={score:.0f}")
+    elif bench == "RoundTripLatencyBenchmark":
+        q = m["scorePercentiles"]  # microseconds per round trip; one way is half of it
+        print(f"sluice.latency.1rec{suffix} one_way_us_p50={q['50.0'] / 2:.1f} p99={q['99.0'] / 2:.1f} "
+              f"p999={q['99.9'] / 2:.1f} rtt_us_p50={q['50.0']:.1f}")
+PY
+}
+
+flink_round() {
+  local round=$1
+  WARM="$WARM" MEAS="$MEAS" "$PEER_DIR/run.sh" >"$OUT_DIR/flink-$round.log" 2>&1 \
+    || echo "# Flink round $round failed; see $OUT_DIR/flink-$round.log" >&2
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+  if (( round % 2 == 1 )); then
+    echo "# round $round/$ROUNDS: Sluice, then Flink" >&2
+    sluice_round "$round"; flink_round "$round"
+  else
+    echo "# round $round/$ROUNDS: Flink, then Sluice" >&2
+    flink_round "$round"; sluice_round "$round"
+  fi
+done
+
+echo "# $(date -u +%FT%TZ); $(nproc) cpus, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)"
+echo "# $("$JAVA" -version 2>&1 | head -1); $ROUNDS rounds, ${WARM}s warm-up + ${MEAS}s measured per figure; logs in $OUT_DIR"
+python3 - "$OUT_DIR" <<'PY'
+import glob, os, re, statistics, sys
+out = sys.argv[1]
+values = {}
+for path in sorted(glob.glob(os.path.join(out, "*-*.log"))):
+    for line in open(path):
+        parts = line.split()
+        if not parts or line.startswith("#") or "." not in parts[0]:
+            continue
+        for kv in parts[1:]:
+            m = re.fullmatch(r"([A-Za-z0-9_]+)=([-0-9.eE]+)", kv)
+            if m:
+                values.setdefault((parts[0], m.group(1)), []).append(float(m.group(2)))
+
+def median(figure, metric):
+    xs = values.get((figure, metric))
+    return (statistics.median(xs), len(xs)) if xs else (None, 0)
+
+# (what, Sluice figure, Flink-side figure, metric, scale, unit, higher is better, target ratio)
+ROWS = [
+    ("bulk, 1 channel", "sluice.bulk.1ch", "flink.bulk.1ch", "GBps", 1, "GB/s", True, 1.25),
+    ("bulk, 4 channels", "sluice.bulk.4ch", "flink.bulk.4ch", "GBps", 1, "GB/s", True, 1.25),
+    ("8-byte records, 1 channel", "sluice.records.long.1w.1ch.100ms", "flink.records.long.1w.1ch.100ms", "records_per_s", 1e-6, "M rec/s", True, None),
+    ("100-byte records, 1 channel", "sluice.records.b100.1w.1ch.100ms", "flink.records.b100.1w.1ch.100ms", "records_per_s", 1e-6, "M rec/s", True, 1.25),
+    ("8-byte, 100 ch (1x100 vs Flink 4w x 100)", "sluice.records.long.1x100.100ms", "flink.records.long.4w.100ch.100ms", "records_per_s", 1e-6, "M rec/s", True, None),
+    ("8-byte, 100 ch (10x10 vs Flink 4w x 100)", "sluice.records.long.10x10.100ms", "flink.records.long.4w.100ch.100ms", "records_per_s", 1e-6, "M rec/s", True, None),
+    ("latency one-way p50, flush 0", "sluice.latency.1rec", "flink.latency.1rec", "one_way_us_p50", 1, "us", False, 1.0),
+    ("latency one-way p99, flush 0", "sluice.latency.1rec", "flink.latency.1rec", "p99", 1, "us", False, None),
+    ("bulk 1 ch vs raw Netty NIO 32k", "sluice.bulk.1ch", "netty.nio.discard.32k", "GBps", 1, "GB/s", True, 0.70),
+    ("bulk 1 ch vs raw Netty epoll 32k", "sluice.bulk.1ch", "netty.epoll.discard.32k", "GBps", 1, "GB/s", True, 0.70),
+]
+print(f"{'figure':<42} {'unit':<8} {'Sluice':>9} {'Flink/raw':>10} {'ratio':>7}  target")
+for what, ours, theirs, metric, scale, unit, higher, target in ROWS:
+    a, na = median(ours, metric)
+    b, nb = median(theirs, metric)
+    fa = f"{a * scale:9.2f}" if a is not None else f"{'-':>9}"
+    fb = f"{b * scale:10.2f}" if b is not None else f"{'-':>10}"
+    ratio = a / b if a is not None and b else None
+    verdict = ""
+    if ratio is not None and target is not None:
+        ok = ratio >= target if higher else ratio <= target
+        verdict = f"{'>=' if higher else '<='} {target:.2f} {'met' if ok else 'MISSED'}"
+    fr = f"{ratio:7.2f}" if ratio is not None else f"{'-':>7}"
+    runs = "" if na == nb else f"  (runs: {na} vs {nb})"
+    print(f"{what:<42} {unit:<8} {fa} {fb} {fr}  {verdict}{runs}")
+print("# ratio = Sluice / Flink (or / raw Netty); for latency lower is better. Medians over the rounds; compare only within one run.")
+others = sorted({f for f, _ in values if f.startswith("sluice.") and (f.endswith(".local") or f.endswith(".inprocess"))})
+for figure in others:
+    metrics = " ".join(f"{k}={statistics.median(v):.3f}" for (f, k), v in sorted(values.items()) if f == figure)
+    print(f"# {figure} {metrics}")
+PY

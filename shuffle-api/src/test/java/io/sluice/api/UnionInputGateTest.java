@@ -1,0 +1,253 @@
+package io.sluice.api;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+class UnionInputGateTest {
+
+    @Test
+    void channelsAreNumberedGateByGate() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(2);
+        ScriptedInputGate second = new ScriptedInputGate(3);
+        first.add(TestBuffer.buffer(1, new byte[] {1}));
+        second.add(TestBuffer.buffer(0, new byte[] {2}), TestBuffer.buffer(2, new byte[] {3}));
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+
+        List<Integer> channels = new ArrayList<>();
+        List<Byte> bytes = new ArrayList<>();
+        for (Optional<BufferOrEvent> next = union.pollNext(); next.isPresent(); next = union.pollNext()) {
+            channels.add(next.get().channelIndex());
+            bytes.add(next.get().data().get(0));
+            next.get().recycle();
+        }
+
+        assertEquals(5, union.numberOfInputChannels());
+        assertEquals(List.of(1, 2, 4), channels);
+        assertEquals(List.of((byte) 1, (byte) 2, (byte) 3), bytes);
+        assertEveryBufferRecycledOnce(first, second);
+    }
+
+    @Test
+    void pollNext_takesTurnsBetweenGates_soABusyGateCannotStarveTheOthers() throws Exception {
+        ScriptedInputGate busy = new ScriptedInputGate(1);
+        ScriptedInputGate quiet = new ScriptedInputGate(1);
+        for (int i = 0; i < 3; i++) {
+            busy.add(TestBuffer.buffer(0, new byte[] {(byte) i}));
+            quiet.add(TestBuffer.buffer(0, new byte[] {(byte) (10 + i)}));
+        }
+        UnionInputGate union = new UnionInputGate(List.of(busy, quiet));
+
+        List<Integer> channels = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            BufferOrEvent next = union.pollNext().orElseThrow();
+            channels.add(next.channelIndex());
+            next.recycle();
+        }
+
+        assertEquals(List.of(0, 1, 0, 1, 0, 1), channels);
+    }
+
+    @Test
+    void eventsKeepTheirKindAndPayload_andRecycleReachesTheGatesBuffer() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        TestBuffer event = TestBuffer.event(0, new byte[] {7, 8});
+        second.add(event);
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+
+        BufferOrEvent next = union.pollNext().orElseThrow();
+
+        assertTrue(next.isEvent());
+        assertEquals(1, next.channelIndex());
+        assertSame(event.data(), next.data());
+        next.recycle();
+        assertEquals(1, event.recycleCount());
+    }
+
+    @Test
+    void getNext_waitsOnTheGatesFutures_withoutPollingInALoop() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(2);
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+        CompletableFuture<Optional<BufferOrEvent>> next = AsyncCall.start(union::getNext);
+        first.awaitWaiting();
+        second.awaitWaiting();
+
+        second.add(TestBuffer.buffer(1, new byte[] {5}));
+
+        BufferOrEvent received = next.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertEquals(2, received.channelIndex());
+        assertEquals(5, received.data().get(0));
+        received.recycle();
+        assertEquals(2, first.pollCalls(), "polled once before waiting and once after waking");
+        assertEquals(2, second.pollCalls(), "polled once before waiting and once after waking");
+    }
+
+    @Test
+    void finishedOnlyWhenEveryGateIs_thenGetNextIsEmpty() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        second.add(TestBuffer.buffer(0, new byte[] {1}));
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+        first.finish();
+
+        assertFalse(union.isFinished());
+        assertTrue(union.availableFuture().isDone(), "the second gate has a buffer");
+        BufferOrEvent last = union.getNext().orElseThrow();
+        last.recycle();
+        second.finish();
+
+        assertTrue(union.isFinished());
+        assertTrue(union.availableFuture().isDone());
+        assertEquals(Optional.empty(), union.getNext());
+    }
+
+    @Test
+    void getNext_afterOneGateFinished_waitsOnlyOnTheOthers() throws Exception {
+        ScriptedInputGate finished = new ScriptedInputGate(1);
+        finished.finish();
+        ScriptedInputGate open = new ScriptedInputGate(1);
+        UnionInputGate union = new UnionInputGate(List.of(finished, open));
+
+        CompletableFuture<?> available = union.availableFuture();
+
+        assertFalse(available.isDone(), "a finished gate's done future must not wake the union");
+        open.add(TestBuffer.buffer(0, new byte[] {1}));
+        available.get(10, TimeUnit.SECONDS);
+        union.getNext().orElseThrow().recycle();
+    }
+
+    @Test
+    void aFailingGate_failsGetNext() {
+        ScriptedInputGate healthy = new ScriptedInputGate(1);
+        ScriptedInputGate failing = new ScriptedInputGate(1);
+        failing.fail(new TransportException("Connection reset", null));
+        UnionInputGate union = new UnionInputGate(List.of(healthy, failing));
+
+        TransportException failure = assertThrows(TransportException.class, union::getNext);
+
+        assertEquals("Connection reset (remote address null)", failure.getMessage());
+    }
+
+    @Test
+    void sendTaskEvent_reachesEveryGateWithTheSameBytes() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+        ByteBuffer event = ByteBuffer.wrap(new byte[] {9, 8, 7});
+
+        union.sendTaskEvent(event);
+
+        assertArrayEquals(new byte[] {9, 8, 7}, first.taskEvents().get(0));
+        assertArrayEquals(new byte[] {9, 8, 7}, second.taskEvents().get(0));
+        assertEquals(0, event.position(), "the caller's buffer is left as it was");
+    }
+
+    @Test
+    void sendTaskEvent_whenOneGateFails_stillReachesTheOthers_andThrows() {
+        ScriptedInputGate failing = new ScriptedInputGate(1);
+        failing.fail(new ShuffleException("gate 0 broken"));
+        ScriptedInputGate healthy = new ScriptedInputGate(1);
+        UnionInputGate union = new UnionInputGate(List.of(failing, healthy));
+
+        ShuffleException failure = assertThrows(ShuffleException.class,
+                () -> union.sendTaskEvent(ByteBuffer.wrap(new byte[] {1})));
+
+        assertEquals("gate 0 broken", failure.getMessage());
+        assertEquals(1, healthy.taskEvents().size());
+    }
+
+    @Test
+    void setup_setsUpEveryGate() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+
+        new UnionInputGate(List.of(first, second)).setup();
+
+        assertEquals(1, first.setupCalls());
+        assertEquals(1, second.setupCalls());
+        assertEquals(0, first.closeCalls());
+    }
+
+    @Test
+    void failedSetup_closesEveryGate_soNothingStaysReserved() {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        ScriptedInputGate third = new ScriptedInputGate(1);
+        second.failSetupWith(new InsufficientBuffersException("required 4 buffers, free 1"));
+        UnionInputGate union = new UnionInputGate(List.of(first, second, third));
+
+        InsufficientBuffersException failure = assertThrows(InsufficientBuffersException.class, union::setup);
+
+        assertEquals("required 4 buffers, free 1", failure.getMessage());
+        assertEquals(0, third.setupCalls());
+        assertEquals(List.of(1, 1, 1), List.of(first.closeCalls(), second.closeCalls(), third.closeCalls()));
+    }
+
+    @Test
+    void close_closesEveryGate_evenWhenOneThrows() {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        first.add(TestBuffer.buffer(0, new byte[] {1}));
+        first.failCloseWith(new IllegalStateException("close of gate 0 failed"));
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+
+        IllegalStateException failure = assertThrows(IllegalStateException.class, union::close);
+
+        assertEquals("close of gate 0 failed", failure.getMessage());
+        assertEquals(1, second.closeCalls());
+        assertEquals(1, first.closeCalls());
+    }
+
+    @Test
+    void anEmptyListOfGates_isRejected() {
+        IllegalArgumentException failure = assertThrows(IllegalArgumentException.class,
+                () -> new UnionInputGate(List.of()));
+
+        assertEquals("UnionInputGate needs at least one gate", failure.getMessage());
+    }
+
+    @Test
+    void recordReaderOverAUnion_readsRecordsOfEveryGate() throws Exception {
+        byte[] a = FramedStream.record(40, 1);
+        byte[] b = FramedStream.record(70, 2);
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        first.addBuffers(0, FramedStream.cutEvery(FramedStream.frame(List.of(a)), 16)).finish();
+        second.addBuffers(0, FramedStream.cutEvery(FramedStream.frame(List.of(b)), 16)).finish();
+
+        List<String> received = new ArrayList<>();
+        try (RecordReader reader = new RecordReader(new UnionInputGate(List.of(first, second)))) {
+            for (RecordOrEvent next = reader.next(); next != null; next = reader.next()) {
+                byte[] bytes = new byte[next.data().remaining()];
+                next.data().get(bytes);
+                assertArrayEquals(next.channelIndex() == 0 ? a : b, bytes);
+                received.add("channel " + next.channelIndex());
+            }
+        }
+
+        assertEquals(List.of("channel 0", "channel 1"), received);
+        assertEveryBufferRecycledOnce(first, second);
+    }
+
+    private static void assertEveryBufferRecycledOnce(ScriptedInputGate... gates) {
+        for (ScriptedInputGate gate : gates) {
+            for (TestBuffer buffer : gate.handedOut()) {
+                assertEquals(1, buffer.recycleCount(), buffer + " recycled");
+            }
+        }
+    }
+}

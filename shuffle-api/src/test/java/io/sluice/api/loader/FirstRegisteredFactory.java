@@ -1,0 +1,5 @@
+package io.sluice.api.loader;
+
+/** Listed first in META-INF/services. */
+public final class FirstRegisteredFactory extends RecordingShuffleServiceFactory {
+}

@@ -1,0 +1,505 @@
+package io.sluice.buffers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Requests, recycling, quotas, listeners, per-subpartition caps and availability of {@link LocalBufferPool}. */
+class LocalBufferPoolTest {
+
+    private static final int UNBOUNDED = Integer.MAX_VALUE;
+
+    private final GlobalPools globalPools = new GlobalPools();
+
+    private final NetworkBufferPool global = globalPools.create(10);
+
+    @AfterEach
+    void everySegmentIsBack() {
+        globalPools.assertEverySegmentReturnedAndDestroy(); // H-1
+    }
+
+    private static List<Buffer> request(LocalBufferPool pool, int count) {
+        List<Buffer> buffers = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Buffer buffer = pool.requestBuffer();
+            assertNotNull(buffer, "request " + i + " of " + count);
+            buffers.add(buffer);
+        }
+        return buffers;
+    }
+
+    // LBP-3
+    @Test
+    void requestBeyondThePoolSize_returnsNull_andSegmentsAreTakenLazily() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 4);
+        // at most one idle segment is taken ahead of requests (it makes availability exact)
+        assertEquals(9, global.getNumberOfAvailableMemorySegments());
+
+        List<Buffer> held = request(pool, 2);
+        assertEquals(7, global.getNumberOfAvailableMemorySegments());
+        held.addAll(request(pool, 2));
+
+        assertNull(pool.requestBuffer());
+        assertNull(pool.requestBufferBuilder());
+        assertNull(pool.requestMemorySegment());
+        assertEquals(6, global.getNumberOfAvailableMemorySegments());
+        assertEquals(4, pool.bestEffortGetNumOfUsedBuffers());
+        held.forEach(Buffer::recycleBuffer);
+        assertEquals(4, pool.getNumberOfAvailableMemorySegments());
+        assertEquals(0, pool.bestEffortGetNumOfUsedBuffers());
+        assertEquals(6, global.getNumberOfAvailableMemorySegments());
+    }
+
+    // LBP-3: the three request kinds all hand out segments of this pool that come back to it
+    @Test
+    void buffersBuildersAndRawSegments_allComeBackToThePool() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(3, 3);
+
+        Buffer buffer = pool.requestBuffer();
+        BufferBuilder builder = pool.requestBufferBuilder();
+        MemorySegment segment = pool.requestMemorySegment();
+
+        assertSame(pool, buffer.getRecycler());
+        assertEquals(0, pool.getNumberOfAvailableMemorySegments());
+        buffer.recycleBuffer();
+        builder.close();
+        pool.recycle(segment);
+        assertEquals(3, pool.getNumberOfAvailableMemorySegments());
+    }
+
+    // LBP-4
+    @Test
+    void destroyWhileAllBuffersAreOut_freesNothingAtOnce_thenEachRecycleReturnsOne() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 4);
+        List<Buffer> held = request(pool, 4);
+
+        pool.lazyDestroy();
+
+        assertEquals(6, global.getNumberOfAvailableMemorySegments());
+        for (int i = 0; i < 4; i++) {
+            held.get(i).recycleBuffer();
+            assertEquals(7 + i, global.getNumberOfAvailableMemorySegments());
+        }
+        pool.lazyDestroy(); // idempotent
+        assertEquals(0, global.getNumberOfRegisteredBufferPools());
+    }
+
+    // LBP-4
+    @Test
+    void shrinkWhileAllBuffersAreOut_returnsOneSegmentPerRecycle_untilTheQuotaIsMet() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, UNBOUNDED);
+        List<Buffer> held = request(pool, 10);
+
+        pool.setNumBuffers(6);
+
+        assertEquals(0, global.getNumberOfAvailableMemorySegments());
+        for (int i = 0; i < 4; i++) {
+            held.get(i).recycleBuffer();
+            assertEquals(i + 1, global.getNumberOfAvailableMemorySegments());
+        }
+        held.get(4).recycleBuffer();
+        assertEquals(4, global.getNumberOfAvailableMemorySegments());
+        assertEquals(1, pool.getNumberOfAvailableMemorySegments());
+        held.subList(5, 10).forEach(Buffer::recycleBuffer);
+    }
+
+    // LBP-4
+    @Test
+    void shrinkWhileBuffersSitIdle_returnsTheExcessAtOnce() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, UNBOUNDED);
+        request(pool, 10).forEach(Buffer::recycleBuffer);
+        assertEquals(10, pool.getNumberOfAvailableMemorySegments());
+
+        pool.setNumBuffers(3);
+
+        assertEquals(3, pool.getNumberOfAvailableMemorySegments());
+        assertEquals(7, global.getNumberOfAvailableMemorySegments());
+    }
+
+    // LBP-4
+    @Test
+    void setNumBuffersAfterDestroy_takesNoSegments() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, UNBOUNDED);
+        pool.lazyDestroy();
+
+        pool.setNumBuffers(5);
+
+        assertEquals(10, global.getNumberOfAvailableMemorySegments());
+        assertEquals(0, pool.getNumberOfAvailableMemorySegments());
+        assertThrows(BufferPoolDestroyedException.class, pool::requestBuffer);
+    }
+
+    // LBP-5
+    @Test
+    void listenersRegisterOnlyWhenEmpty_andEachRecycledBufferGoesToOneListenerInOrder() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(2, 2);
+        List<Buffer> held = request(pool, 2);
+        RecordingListener first = new RecordingListener(1);
+        RecordingListener second = new RecordingListener(1);
+
+        assertTrue(pool.addBufferListener(first));
+        assertTrue(pool.addBufferListener(second));
+        held.get(0).recycleBuffer();
+
+        assertEquals(1, first.buffers().size());
+        assertEquals(0, second.buffers().size());
+        assertSame(held.get(0).getMemorySegment(), first.buffers().get(0).getMemorySegment());
+        held.get(1).recycleBuffer();
+        assertEquals(1, first.buffers().size());
+        assertEquals(1, second.buffers().size());
+        assertEquals(0, pool.getNumberOfAvailableMemorySegments());
+
+        first.recycleAll();
+        RecordingListener late = new RecordingListener(1);
+        assertFalse(pool.addBufferListener(late), "a buffer is available: the caller should just request");
+        assertEquals(0, late.buffers().size());
+        second.recycleAll();
+    }
+
+    // LBP-5
+    @Test
+    void listenerThatStaysRegistered_queuesBehindTheOthers() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(3, 3);
+        List<Buffer> held = request(pool, 3);
+        RecordingListener wantsTwo = new RecordingListener(2);
+        RecordingListener wantsOne = new RecordingListener(1);
+        pool.addBufferListener(wantsTwo);
+        pool.addBufferListener(wantsOne);
+
+        held.forEach(Buffer::recycleBuffer);
+
+        assertSame(held.get(0).getMemorySegment(), wantsTwo.buffers().get(0).getMemorySegment());
+        assertSame(held.get(1).getMemorySegment(), wantsOne.buffers().get(0).getMemorySegment());
+        assertSame(held.get(2).getMemorySegment(), wantsTwo.buffers().get(1).getMemorySegment());
+        wantsTwo.recycleAll();
+        wantsOne.recycleAll();
+        assertEquals(3, pool.getNumberOfAvailableMemorySegments());
+    }
+
+    // LBP-5
+    @Test
+    void destroy_tellsAWaitingListenerExactlyOnce() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 1);
+        Buffer held = pool.requestBuffer();
+        RecordingListener waiting = new RecordingListener(1);
+        assertTrue(pool.addBufferListener(waiting));
+
+        pool.lazyDestroy();
+        pool.lazyDestroy();
+        held.recycleBuffer();
+
+        assertEquals(1, waiting.destroyedCalls());
+        assertEquals(0, waiting.buffers().size());
+        assertFalse(pool.addBufferListener(new RecordingListener(1)), "a destroyed pool registers nobody");
+    }
+
+    // LBP-5: a listener asking to stay while the pool is destroyed under it is told once, not left waiting
+    @Test
+    void listenerAskingToStay_afterThePoolWasDestroyed_isToldDestroyed() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 1);
+        Buffer held = pool.requestBuffer();
+        List<Buffer> received = new ArrayList<>();
+        AtomicInteger destroyedCalls = new AtomicInteger();
+        pool.addBufferListener(new BufferListener() {
+            @Override
+            public boolean notifyBufferAvailable(Buffer buffer) {
+                received.add(buffer);
+                pool.lazyDestroy(); // the pool goes away while this listener holds a buffer
+                return true;
+            }
+
+            @Override
+            public void notifyBufferDestroyed() {
+                destroyedCalls.incrementAndGet();
+            }
+        });
+
+        held.recycleBuffer();
+
+        assertEquals(1, received.size());
+        assertEquals(1, destroyedCalls.get());
+        received.get(0).recycleBuffer();
+    }
+
+    // LBP-5: a failing listener surfaces on the recycling thread and leaves the pool consistent
+    @Test
+    void listenerThatThrows_failsTheRecycle_isDropped_andThePoolKeepsWorking() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(2, 2);
+        List<Buffer> held = request(pool, 2);
+        List<Buffer> taken = new ArrayList<>();
+        pool.addBufferListener(new BufferListener() {
+            @Override
+            public boolean notifyBufferAvailable(Buffer buffer) {
+                taken.add(buffer);
+                throw new IllegalStateException("listener broke");
+            }
+
+            @Override
+            public void notifyBufferDestroyed() {
+                throw new AssertionError("not registered any more");
+            }
+        });
+
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> held.get(0).recycleBuffer());
+
+        assertEquals("listener broke", e.getMessage());
+        assertEquals(1, taken.size());
+        held.get(1).recycleBuffer();
+        assertEquals(1, pool.getNumberOfAvailableMemorySegments());
+        taken.get(0).recycleBuffer();
+        assertEquals(2, pool.getNumberOfAvailableMemorySegments());
+    }
+
+    // LBP-5: capacity freed elsewhere also reaches a waiting listener
+    @Test
+    void waitingListener_getsABuffer_whenThePoolsShareGrows() throws IOException {
+        LocalBufferPool waitingPool = global.createBufferPool(1, UNBOUNDED);
+        LocalBufferPool other = global.createBufferPool(1, UNBOUNDED);
+        List<Buffer> held = request(waitingPool, 5);
+        RecordingListener listener = new RecordingListener(1);
+        assertTrue(waitingPool.addBufferListener(listener));
+
+        other.lazyDestroy();
+
+        assertEquals(1, listener.buffers().size());
+        listener.recycleAll();
+        held.forEach(Buffer::recycleBuffer);
+    }
+
+    // LBP-7
+    @Test
+    void boundedPool_neverHoldsMoreThanMinOfSizeAndMax_andRefusesASizeBelowItsMinimum() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 2);
+        List<Buffer> held = new ArrayList<>();
+
+        pool.setNumBuffers(1);
+        held.add(pool.requestBuffer());
+        assertNull(pool.requestBuffer());
+        assertTrue(pool.getNumberOfAvailableMemorySegments() <= 1);
+
+        pool.setNumBuffers(2);
+        held.add(pool.requestBuffer());
+        assertNull(pool.requestBuffer());
+
+        pool.setNumBuffers(3);
+        assertEquals(2, pool.getNumBuffers());
+        assertNull(pool.requestBuffer());
+        held.forEach(Buffer::recycleBuffer);
+        assertEquals(2, pool.getNumberOfAvailableMemorySegments());
+
+        pool.setNumBuffers(1);
+        assertEquals(1, pool.getNumberOfAvailableMemorySegments());
+        assertEquals(9, global.getNumberOfAvailableMemorySegments());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> pool.setNumBuffers(0));
+        assertTrue(e.getMessage().startsWith("buffer pool size 0 is below its required minimum 1"), e.getMessage());
+        assertEquals(1, pool.getNumBuffers());
+    }
+
+    // LBP-8
+    @Test
+    void subpartitionAtItsCap_makesThePoolUnavailable_butRequestsStillSucceed() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 10, 2, 2);
+        assertEquals(2, pool.getNumberOfSubpartitions());
+        assertEquals(2, pool.getMaxBuffersPerSubpartition());
+        BufferBuilder first = pool.requestBufferBuilder(0);
+        assertTrue(pool.isAvailable());
+
+        BufferBuilder second = pool.requestBufferBuilder(0);
+
+        CompletableFuture<?> whileCapped = pool.getAvailableFuture();
+        assertFalse(whileCapped.isDone());
+        BufferBuilder third = pool.requestBufferBuilder(0);
+        BufferBuilder otherSubpartition = pool.requestBufferBuilder(1);
+        assertNotNull(third);
+        assertNotNull(otherSubpartition);
+        third.close();
+        assertFalse(whileCapped.isDone(), "subpartition 0 still holds its cap of 2");
+        first.close();
+        assertTrue(whileCapped.isDone());
+        assertTrue(pool.isAvailable());
+        second.close();
+        otherSubpartition.close();
+    }
+
+    // LBP-8
+    @Test
+    void subpartitionOutsideThePool_isRejected() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 10, 2, 2);
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> pool.requestBufferBuilder(2));
+
+        assertTrue(e.getMessage().startsWith("subpartition 2 outside [0, 2)"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> pool.requestBufferBuilderBlocking(-1));
+        assertEquals(0, pool.bestEffortGetNumOfUsedBuffers());
+    }
+
+    // LBP-9
+    @Test
+    void availability_alwaysPredictsWhetherTheNextRequestSucceeds() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 3);
+        List<MemorySegment> exclusive = new ArrayList<>();
+        List<Buffer> held = new ArrayList<>();
+        Random random = new Random(7);
+        int requests = 0;
+        int refusals = 0;
+        for (int step = 0; step < 2000; step++) {
+            switch (random.nextInt(5)) {
+                case 0:
+                case 1:
+                    boolean predicted = pool.isAvailable();
+                    Buffer buffer = pool.requestBuffer();
+                    assertEquals(predicted, buffer != null, "step " + step + ": " + pool);
+                    if (buffer != null) {
+                        held.add(buffer);
+                        requests++;
+                    } else {
+                        refusals++;
+                    }
+                    break;
+                case 2:
+                    if (!held.isEmpty()) {
+                        held.remove(random.nextInt(held.size())).recycleBuffer();
+                    }
+                    break;
+                case 3:
+                    pool.setNumBuffers(1 + random.nextInt(3));
+                    break;
+                default:
+                    // exclusive segments shrink the pool's share and come back later; taking at most the free
+                    // ones never waits for this thread's own buffers
+                    int free = global.getNumberOfAvailableMemorySegments();
+                    if (exclusive.isEmpty() && free > 0) {
+                        exclusive.addAll(global.requestUnpooledMemorySegments(Math.min(free, 9)));
+                    } else if (!exclusive.isEmpty()) {
+                        global.recycleUnpooledMemorySegments(exclusive);
+                        exclusive.clear();
+                    }
+                    break;
+            }
+        }
+        assertTrue(requests > 100 && refusals > 100, requests + " requests, " + refusals + " refusals");
+        held.forEach(Buffer::recycleBuffer);
+        global.recycleUnpooledMemorySegments(exclusive);
+    }
+
+    // LBP-10
+    @Test
+    void blockedRequest_isWokenByTheShareOfAPoolDestroyedAndRecycledElsewhere() throws Exception {
+        NetworkBufferPool small = globalPools.create(4);
+        LocalBufferPool waiting = small.createBufferPool(1, UNBOUNDED);
+        LocalBufferPool other = small.createBufferPool(1, UNBOUNDED);
+        List<Buffer> held = request(waiting, 2);
+        List<Buffer> otherHeld = request(other, 2);
+        TestThread<Buffer> requester = TestThread.start("blocked-requester", waiting::requestBufferBlocking);
+        Await.until(requester::isWaitingOrDone, "the request waits");
+        assertFalse(requester.result().isDone());
+
+        other.lazyDestroy();
+        assertEquals(4, waiting.getNumBuffers());
+        otherHeld.get(0).recycleBuffer();
+
+        Buffer woken = requester.result().get(20, TimeUnit.SECONDS);
+        assertSame(otherHeld.get(0).getMemorySegment(), woken.getMemorySegment());
+        woken.recycleBuffer();
+        otherHeld.get(1).recycleBuffer();
+        held.forEach(Buffer::recycleBuffer);
+    }
+
+    // LBP-2 (our pools have no reserveSegments: a blocked request plays its part)
+    @Test
+    void blockedRequest_survivesRepeatedInterrupts_andEndsWhenThePoolIsDestroyed() throws Exception {
+        LocalBufferPool pool = global.createBufferPool(1, 1);
+        Buffer held = pool.requestBuffer();
+        AtomicInteger interrupts = new AtomicInteger();
+        TestThread<RuntimeException> requester = TestThread.start("interrupted-requester", () -> {
+            while (true) {
+                try {
+                    pool.requestBufferBlocking().recycleBuffer();
+                    throw new AssertionError("got a buffer from a pool whose only buffer is held");
+                } catch (InterruptedException e) {
+                    interrupts.incrementAndGet();
+                } catch (BufferPoolDestroyedException e) {
+                    return e;
+                }
+            }
+        });
+        for (int i = 1; i <= 5; i++) {
+            Await.until(requester::isWaitingOrDone, "the request waits");
+            requester.thread().interrupt();
+            int expected = i;
+            Await.until(() -> interrupts.get() == expected, "interrupt " + i + " ended the wait");
+        }
+
+        pool.lazyDestroy();
+
+        RuntimeException ended = requester.result().get(20, TimeUnit.SECONDS);
+        assertInstanceOf(BufferPoolDestroyedException.class, ended);
+        assertTrue(ended.getMessage().contains("destroyed"), ended.getMessage());
+        held.recycleBuffer();
+        assertEquals(0, global.getNumberOfUsedMemorySegments());
+    }
+
+    // LBP-1 (requests on a destroyed pool)
+    @Test
+    void everyRequestOnADestroyedPool_throwsBufferPoolDestroyedException() throws Exception {
+        LocalBufferPool pool = global.createBufferPool(1, 4, 2, 2);
+        pool.lazyDestroy();
+
+        assertTrue(pool.isDestroyed());
+        assertThrows(BufferPoolDestroyedException.class, pool::requestBuffer);
+        assertThrows(BufferPoolDestroyedException.class, pool::requestBufferBuilder);
+        assertThrows(BufferPoolDestroyedException.class, () -> pool.requestBufferBuilder(1));
+        assertThrows(BufferPoolDestroyedException.class, pool::requestMemorySegment);
+        assertThrows(BufferPoolDestroyedException.class, pool::requestBufferBlocking);
+        assertThrows(BufferPoolDestroyedException.class, () -> pool.requestBufferBuilderBlocking(0));
+        assertTrue(pool.getAvailableFuture().isDone(), "nobody may wait forever on a destroyed pool");
+    }
+
+    // LBP-6 in miniature; the full 128-thread version is in BufferPoolStressTest
+    @Test
+    void blockingRequest_waitsForARecycleOnAnotherThread() throws Exception {
+        LocalBufferPool pool = global.createBufferPool(1, 1);
+        Buffer held = pool.requestBuffer();
+        CompletableFuture<?> availability = pool.getAvailableFuture();
+        TestThread<BufferBuilder> requester = TestThread.start("requester", () -> pool.requestBufferBuilderBlocking(0));
+        Await.until(requester::isWaitingOrDone, "the request waits");
+        assertFalse(requester.result().isDone());
+
+        held.recycleBuffer();
+
+        BufferBuilder builder = requester.result().get(20, TimeUnit.SECONDS);
+        assertTrue(availability.isDone());
+        BufferConsumer consumer = builder.createBufferConsumer();
+        Buffer built = consumer.build();
+        assertSame(held.getMemorySegment(), built.getMemorySegment());
+        built.recycleBuffer();
+        consumer.close();
+        builder.close();
+        assertEquals(1, pool.getNumberOfAvailableMemorySegments());
+    }
+
+    @Test
+    void createBufferPool_rejectsInconsistentLimits() {
+        assertThrows(IllegalArgumentException.class, () -> global.createBufferPool(-1, 4));
+        assertThrows(IllegalArgumentException.class, () -> global.createBufferPool(5, 4));
+        assertThrows(IllegalArgumentException.class, () -> global.createBufferPool(0, 0));
+        assertThrows(IllegalArgumentException.class, () -> global.createBufferPool(1, 4, 2, 0));
+        assertEquals(0, global.getNumberOfRegisteredBufferPools());
+    }
+}

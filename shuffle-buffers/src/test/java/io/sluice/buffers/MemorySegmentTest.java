@@ -1,0 +1,152 @@
+package io.sluice.buffers;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.BufferOverflowException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Bounds-checked, big-endian access to off-heap and heap segments, and their release. */
+class MemorySegmentTest {
+
+    private static MemorySegment segment(boolean offHeap, int size) {
+        return offHeap ? MemorySegment.allocateOffHeap(size) : MemorySegment.wrap(new byte[size]);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void intsAndLongs_areStoredBigEndian(boolean offHeap) {
+        MemorySegment segment = segment(offHeap, 16);
+
+        segment.putInt(0, 0x01020304);
+        segment.putLong(8, 0x1112131415161718L);
+
+        assertEquals(offHeap, segment.isOffHeap());
+        assertEquals(16, segment.size());
+        assertEquals(0x01, segment.get(0));
+        assertEquals(0x04, segment.get(3));
+        assertEquals(0x01020304, segment.getInt(0));
+        assertEquals(0x11, segment.get(8));
+        assertEquals(0x18, segment.get(15));
+        assertEquals(0x1112131415161718L, segment.getLong(8));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void byteArraysAndByteBuffers_copyExactlyAndAdvancePositions(boolean offHeap) {
+        MemorySegment segment = segment(offHeap, 32);
+        segment.put(4, new byte[] {9, 1, 2, 3, 9}, 1, 3);
+
+        byte[] out = new byte[5];
+        segment.get(4, out, 2, 3);
+        assertArrayEquals(new byte[] {0, 0, 1, 2, 3}, out);
+
+        ByteBuffer source = ByteBuffer.wrap(new byte[] {7, 8, 9, 10});
+        source.position(1);
+        segment.put(10, source, 2);
+        assertEquals(3, source.position());
+        assertEquals(8, segment.get(10));
+        assertEquals(9, segment.get(11));
+
+        ByteBuffer target = ByteBuffer.allocateDirect(8);
+        target.position(5);
+        segment.get(10, target, 2);
+        assertEquals(7, target.position());
+        assertEquals(8, target.get(5));
+        assertEquals(9, target.get(6));
+
+        MemorySegment other = MemorySegment.allocateOffHeap(8);
+        segment.copyTo(4, other, 6, 2);
+        assertEquals(1, other.get(6));
+        assertEquals(2, other.get(7));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void byteBufferCopies_withTooFewBytes_throwAndMoveNothing(boolean offHeap) {
+        MemorySegment segment = segment(offHeap, 32);
+        ByteBuffer shortSource = ByteBuffer.allocate(3);
+        ByteBuffer smallTarget = ByteBuffer.allocate(3);
+
+        assertThrows(BufferUnderflowException.class, () -> segment.put(0, shortSource, 4));
+        assertThrows(BufferOverflowException.class, () -> segment.get(0, smallTarget, 4));
+        assertEquals(0, shortSource.position());
+        assertEquals(0, smallTarget.position());
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void outOfBoundsAccess_namesOffsetLengthAndSize(boolean offHeap) {
+        MemorySegment segment = segment(offHeap, 64);
+
+        IndexOutOfBoundsException intPastEnd = assertThrows(IndexOutOfBoundsException.class, () -> segment.getInt(61));
+        assertEquals("segment access out of bounds: offset 61, length 4, segment size 64", intPastEnd.getMessage());
+        assertThrows(IndexOutOfBoundsException.class, () -> segment.get(-1));
+        assertThrows(IndexOutOfBoundsException.class, () -> segment.putLong(57, 1L));
+        assertThrows(IndexOutOfBoundsException.class, () -> segment.put(60, new byte[8], 0, 8));
+        assertThrows(IndexOutOfBoundsException.class, () -> segment.get(0, new byte[4], 2, 3));
+        assertThrows(IndexOutOfBoundsException.class, () -> segment.wrap(32, 33));
+        assertThrows(IndexOutOfBoundsException.class,
+                () -> segment.copyTo(0, MemorySegment.allocateOffHeap(8), 4, 8));
+        // the largest legal accesses still work
+        segment.putInt(60, 42);
+        assertEquals(42, segment.getInt(60));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void wrap_isAFreshBigEndianViewSharingTheMemory(boolean offHeap) {
+        MemorySegment segment = segment(offHeap, 32);
+        segment.putInt(8, 0xCAFEBABE);
+
+        ByteBuffer view = segment.wrap(8, 12);
+
+        assertEquals(0, view.position());
+        assertEquals(12, view.limit());
+        assertEquals(12, view.capacity());
+        assertEquals(ByteOrder.BIG_ENDIAN, view.order());
+        assertEquals(0xCAFEBABE, view.getInt());
+        view.put(4, (byte) 77);
+        assertEquals(77, segment.get(12));
+        assertEquals(offHeap, view.isDirect());
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void free_isIdempotent_andEveryLaterAccessThrows(boolean offHeap) {
+        MemorySegment segment = segment(offHeap, 16);
+        assertFalse(segment.isFreed());
+
+        segment.free();
+        segment.free();
+
+        assertTrue(segment.isFreed());
+        assertEquals(16, segment.size());
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> segment.get(0));
+        assertTrue(e.getMessage().startsWith("segment freed"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> segment.putInt(0, 1));
+        assertThrows(IllegalStateException.class, () -> segment.getLong(0));
+        assertThrows(IllegalStateException.class, () -> segment.wrap(0, 4));
+        assertThrows(IllegalStateException.class, () -> segment.get(0, new byte[2], 0, 2));
+        assertThrows(IllegalStateException.class, () -> segment.put(0, ByteBuffer.allocate(2), 2));
+        assertThrows(IllegalStateException.class, () -> segment.copyTo(0, MemorySegment.allocateOffHeap(4), 0, 4));
+        assertThrows(IllegalStateException.class,
+                () -> MemorySegment.allocateOffHeap(4).copyTo(0, segment, 0, 4));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, -1})
+    void allocateOffHeap_rejectsNonPositiveSizes(int size) {
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> MemorySegment.allocateOffHeap(size));
+        assertEquals("segment size must be positive, was " + size, e.getMessage());
+    }
+}

@@ -1,0 +1,523 @@
+package io.sluice.netty.gate;
+
+import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ShuffleException;
+import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferListener;
+import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.LocalBufferPool;
+import io.sluice.buffers.MemorySegment;
+import io.sluice.buffers.NetworkBufferPool;
+import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.transport.ConnectionId;
+import io.sluice.netty.transport.DataType;
+import io.sluice.netty.transport.PartitionRequestClient;
+import io.sluice.netty.transport.PartitionRequestClientFactory;
+import io.sluice.netty.transport.TransportMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * An input channel whose producer lives in another environment: it receives buffers over a shared TCP connection
+ * and grants the producer credit, one credit per buffer it has room for.
+ *
+ * <p>Memory: {@code buffers-per-channel} exclusive buffers, owned by this channel for its whole life (their
+ * recycler is this channel: a recycled exclusive buffer always comes back here), announced as initial credit; and
+ * floating buffers borrowed from the gate's pool when the producer's announced backlog exceeds what the channel
+ * holds (a recycled floating buffer goes back to the pool, which hands it to a waiting channel first).
+ *
+ * <p>Threads: {@link #onBuffer}, {@link #onEmptyBuffer}, {@link #requestBuffer()}, {@link #onFailedPartitionRequest}
+ * run on the connection's event loop; {@link #getNextBuffer()} on the consumer thread; recycling and
+ * {@link #notifyBufferAvailable} on whichever thread recycles; {@link #releaseAllResources()} on any thread.
+ * Locks: {@code receivedLock} guards the received queues, {@code buffersLock} the available buffers, and
+ * {@code requestLock} the request state; none is held while calling the gate, the pool or Netty.
+ */
+public final class RemoteInputChannel extends InputChannel implements BufferRecycler, BufferListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RemoteInputChannel.class);
+
+    private final InputChannelId id = InputChannelId.random();
+    private final ConnectionId connectionId;
+    /** Supplies the environment's client factory once the transport is started. */
+    private final Supplier<PartitionRequestClientFactory> clientFactory;
+    private final ScheduledExecutorService timer;
+    private final NetworkBufferPool networkBufferPool;
+    private final TransportMetrics metrics;
+    /** Exclusive buffers, announced as the initial credit. */
+    private final int initialCredit;
+
+    private volatile boolean released;
+
+    private final Object requestLock = new Object();
+    private final PartitionRequestBackoff backoff; // guarded by requestLock
+    private PartitionRequestClient client; // guarded by requestLock
+    private ScheduledFuture<?> retry; // guarded by requestLock
+
+    private final Object receivedLock = new Object();
+    private final ArrayDeque<Buffer> received = new ArrayDeque<>(); // guarded by receivedLock
+    /** Priority events, handed out before {@link #received}. */
+    private final ArrayDeque<Buffer> receivedPriority = new ArrayDeque<>(); // guarded by receivedLock
+    private int expectedSequenceNumber; // event loop
+    private volatile boolean endOfPartitionReceived;
+
+    private final Object buffersLock = new Object();
+    private final ArrayDeque<Buffer> exclusiveAvailable = new ArrayDeque<>(); // guarded by buffersLock
+    private final ArrayDeque<Buffer> floatingAvailable = new ArrayDeque<>(); // guarded by buffersLock
+    /** Buffers the channel wants to hold: the sender's backlog plus the initial credit. */
+    private int numRequiredBuffers; // guarded by buffersLock
+    private boolean waitingForFloatingBuffers; // guarded by buffersLock
+    private LocalBufferPool floatingPool; // guarded by buffersLock; null when the gate has no floating buffers
+
+    /** Credit granted locally and not yet sent to the producer in an AddCredit. */
+    private final AtomicInteger unannouncedCredit = new AtomicInteger();
+
+    RemoteInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
+                       ConnectionId connectionId, Supplier<PartitionRequestClientFactory> clientFactory,
+                       ScheduledExecutorService timer, NetworkBufferPool networkBufferPool, TransportMetrics metrics,
+                       int initialCredit, PartitionRequestBackoff backoff) {
+        super(gate, channelIndex, partitionId, subpartitionIndex);
+        this.connectionId = connectionId;
+        this.clientFactory = clientFactory;
+        this.timer = timer;
+        this.networkBufferPool = networkBufferPool;
+        this.metrics = metrics;
+        this.initialCredit = initialCredit;
+        this.backoff = backoff;
+        this.numRequiredBuffers = initialCredit;
+    }
+
+    /** The receiver id the producer's server addresses this channel by. */
+    public InputChannelId inputChannelId() {
+        return id;
+    }
+
+    /** Where this channel's producer is. */
+    public ConnectionId connectionId() {
+        return connectionId;
+    }
+
+    @Override
+    int exclusiveSegmentsRequired() {
+        return initialCredit;
+    }
+
+    /**
+     * Hands the channel its exclusive segments and the gate's floating pool; ownership of the segments passes to
+     * the channel, which returns them to the global pool on release. Consumer thread, during gate setup.
+     */
+    void assignBuffers(List<MemorySegment> exclusiveSegments, LocalBufferPool gateFloatingPool) {
+        synchronized (buffersLock) {
+            for (MemorySegment segment : exclusiveSegments) {
+                exclusiveAvailable.add(new Buffer(segment, this));
+            }
+            this.floatingPool = gateFloatingPool;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Requesting the subpartition
+    // ------------------------------------------------------------------------------------------------------------
+
+    @Override
+    void requestSubpartition() {
+        PartitionRequestClient requestClient;
+        try {
+            requestClient = clientFactory.get().createPartitionRequestClient(connectionId);
+        } catch (IOException | IllegalStateException e) {
+            setError(e);
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            setError(new ShuffleException("interrupted while connecting to " + connectionId, e));
+            return;
+        }
+        synchronized (requestLock) {
+            if (!released && client == null) {
+                client = requestClient;
+                requestClient = null;
+            }
+        }
+        if (requestClient != null) {
+            // Released meanwhile, or already holding a client: give this reference back.
+            requestClient.close(this, false);
+            return;
+        }
+        sendPartitionRequest();
+    }
+
+    private void sendPartitionRequest() {
+        PartitionRequestClient current;
+        synchronized (requestLock) {
+            current = client;
+        }
+        if (current != null && !released) {
+            current.requestSubpartition(partitionId, subpartitionIndex, this, initialCredit);
+        }
+    }
+
+    /**
+     * The producer's server did not find the partition: retry after the next backoff delay, or fail with
+     * {@link PartitionNotFoundException} once the maximum backoff was used. Event loop.
+     */
+    public void onFailedPartitionRequest() {
+        boolean fail = false;
+        synchronized (requestLock) {
+            if (released) {
+                return;
+            }
+            if (backoff.increase()) {
+                try {
+                    retry = timer.schedule(this::sendPartitionRequest, backoff.currentMillis(), TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException e) {
+                    fail = true;
+                }
+            } else {
+                fail = true;
+            }
+        }
+        if (fail) {
+            setError(new PartitionNotFoundException(partitionId, "producer " + connectionId.producerId() + " at "
+                    + connectionId.address() + " did not register it in time; " + backoff.describe()));
+        }
+    }
+
+    /** A failure reported for this channel alone, or for its whole connection. Any thread. */
+    public void onError(Throwable cause) {
+        setError(cause);
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Receiving (event loop)
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * A buffer for the decoder to write the next data buffer into, floating first (exclusive buffers are the
+     * guaranteed reserve); null when the channel was released or holds none (the producer broke the credit
+     * contract). Ownership passes to the caller. Event loop.
+     */
+    public Buffer requestBuffer() {
+        synchronized (buffersLock) {
+            if (released) {
+                return null;
+            }
+            Buffer buffer = floatingAvailable.poll();
+            return buffer != null ? buffer : exclusiveAvailable.poll();
+        }
+    }
+
+    /**
+     * A buffer arrived. Ownership of {@code buffer} passes to this channel (queued, or recycled at once when the
+     * channel was released or the sequence number is wrong). Event loop.
+     */
+    public void onBuffer(Buffer buffer, int sequenceNumber, int backlog, DataType dataType) {
+        boolean recycle = false;
+        boolean notify = false;
+        boolean priority = dataType == DataType.PRIORITY_EVENT_BUFFER;
+        int expected = expectedSequenceNumber;
+        synchronized (receivedLock) {
+            if (released) {
+                recycle = true;
+            } else if (sequenceNumber != expected) {
+                recycle = true;
+            } else {
+                expectedSequenceNumber = expected + 1;
+                if (priority) {
+                    receivedPriority.add(buffer);
+                    notify = true;
+                } else {
+                    received.add(buffer);
+                    notify = received.size() + receivedPriority.size() == 1;
+                }
+            }
+        }
+        if (recycle) {
+            buffer.recycleBuffer();
+            if (!released) {
+                setError(new ShuffleException("channel " + channelIndex + " of " + gate.ownerName()
+                        + " lost data from producer " + connectionId.producerId() + " at " + connectionId.address()
+                        + ": expected buffer " + expected + " but received " + sequenceNumber));
+            }
+            return;
+        }
+        metrics.onBufferReceived(buffer.readableBytes());
+        if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
+            endOfPartitionReceived = true;
+        }
+        if (notify) {
+            if (priority) {
+                notifyPriorityEvent();
+            } else {
+                notifyChannelNonEmpty();
+            }
+        }
+        if (backlog >= 0) {
+            onSenderBacklog(backlog);
+        }
+    }
+
+    /** An empty buffer arrived (only its sequence number and backlog matter). Event loop. */
+    public void onEmptyBuffer(int sequenceNumber, int backlog) {
+        int expected = expectedSequenceNumber;
+        if (sequenceNumber != expected) {
+            setError(new ShuffleException("channel " + channelIndex + " of " + gate.ownerName() + " lost data from "
+                    + connectionId.producerId() + ": expected buffer " + expected + " but received " + sequenceNumber));
+            return;
+        }
+        expectedSequenceNumber = expected + 1;
+        if (backlog >= 0) {
+            onSenderBacklog(backlog);
+        }
+    }
+
+    /**
+     * The producer has {@code backlog} buffers waiting: borrow floating buffers until the channel holds backlog +
+     * initial credit, or wait for the pool. Event loop.
+     */
+    void onSenderBacklog(int backlog) {
+        int added = 0;
+        synchronized (buffersLock) {
+            if (released) {
+                return;
+            }
+            numRequiredBuffers = backlog + initialCredit;
+            while (availableBuffersLocked() < numRequiredBuffers && !waitingForFloatingBuffers
+                    && floatingPool != null) {
+                Buffer buffer = floatingPool.requestBuffer();
+                if (buffer != null) {
+                    floatingAvailable.add(buffer);
+                    added++;
+                } else if (floatingPool.addBufferListener(this)) {
+                    waitingForFloatingBuffers = true;
+                } else if (floatingPool.isDestroyed()) {
+                    break;
+                }
+            }
+        }
+        announceCredit(added);
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Consuming (consumer thread)
+    // ------------------------------------------------------------------------------------------------------------
+
+    @Override
+    BufferAndAvailability getNextBuffer() throws IOException {
+        checkError();
+        Buffer next;
+        boolean more;
+        synchronized (receivedLock) {
+            next = receivedPriority.poll();
+            if (next == null) {
+                next = received.poll();
+            }
+            more = !received.isEmpty() || !receivedPriority.isEmpty();
+        }
+        if (next == null) {
+            return null;
+        }
+        return new BufferAndAvailability(next, more, 0);
+    }
+
+    @Override
+    void sendTaskEvent(ByteBuffer event) throws IOException {
+        PartitionRequestClient current;
+        synchronized (requestLock) {
+            current = client;
+        }
+        if (current == null) {
+            throw new ShuffleException("channel " + channelIndex + " of " + gate.ownerName()
+                    + " cannot send a task event: it is not connected to " + connectionId);
+        }
+        current.sendTaskEvent(partitionId, event, this);
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Credit and recycling
+    // ------------------------------------------------------------------------------------------------------------
+
+    /** The credit to send now, reset to zero. Event loop. */
+    public int getAndResetUnannouncedCredit() {
+        return unannouncedCredit.getAndSet(0);
+    }
+
+    /** Credit granted and not yet sent. */
+    public int unannouncedCredit() {
+        return unannouncedCredit.get();
+    }
+
+    private void announceCredit(int added) {
+        if (added > 0 && unannouncedCredit.getAndAdd(added) == 0) {
+            PartitionRequestClient current;
+            synchronized (requestLock) {
+                current = client;
+            }
+            if (current != null && !released) {
+                current.notifyCreditAvailable(this);
+            }
+        }
+    }
+
+    /**
+     * An exclusive buffer was recycled: it stays with this channel (one more credit), unless the channel now holds
+     * more than it needs, in which case one floating buffer goes back to the pool instead. After release the
+     * segment returns to the global pool. Any thread.
+     */
+    @Override
+    public void recycle(MemorySegment segment) {
+        Buffer surplusFloating = null;
+        int added = 0;
+        boolean toGlobalPool = false;
+        synchronized (buffersLock) {
+            if (released) {
+                toGlobalPool = true;
+            } else {
+                exclusiveAvailable.add(new Buffer(segment, this));
+                if (availableBuffersLocked() > numRequiredBuffers && !floatingAvailable.isEmpty()) {
+                    surplusFloating = floatingAvailable.poll();
+                } else {
+                    added = 1;
+                }
+            }
+        }
+        if (toGlobalPool) {
+            networkBufferPool.recycleUnpooledMemorySegments(List.of(segment));
+            return;
+        }
+        if (surplusFloating != null) {
+            surplusFloating.recycleBuffer();
+        }
+        announceCredit(added);
+    }
+
+    /** A floating buffer from the gate's pool, while this channel waits for one. Recycling thread. */
+    @Override
+    public boolean notifyBufferAvailable(Buffer buffer) {
+        boolean stillWaiting;
+        synchronized (buffersLock) {
+            if (released || !waitingForFloatingBuffers) {
+                waitingForFloatingBuffers = false;
+                stillWaiting = false;
+            } else {
+                floatingAvailable.add(buffer);
+                buffer = null;
+                stillWaiting = availableBuffersLocked() < numRequiredBuffers;
+                waitingForFloatingBuffers = stillWaiting;
+            }
+        }
+        if (buffer != null) {
+            // Not wanted after all: back to the pool (which may hand it to the next waiter).
+            buffer.recycleBuffer();
+            return false;
+        }
+        announceCredit(1);
+        return stillWaiting;
+    }
+
+    @Override
+    public void notifyBufferDestroyed() {
+        synchronized (buffersLock) {
+            waitingForFloatingBuffers = false;
+        }
+    }
+
+    private int availableBuffersLocked() {
+        return exclusiveAvailable.size() + floatingAvailable.size();
+    }
+
+    /** Buffers on hand for the decoder. */
+    int availableBuffers() {
+        synchronized (buffersLock) {
+            return availableBuffersLocked();
+        }
+    }
+
+    /** The buffers the channel wants: backlog + initial credit. */
+    int requiredBuffers() {
+        synchronized (buffersLock) {
+            return numRequiredBuffers;
+        }
+    }
+
+    /** Whether it waits for a floating buffer. */
+    boolean isWaitingForFloatingBuffers() {
+        synchronized (buffersLock) {
+            return waitingForFloatingBuffers;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Release
+    // ------------------------------------------------------------------------------------------------------------
+
+    @Override
+    void releaseAllResources() {
+        PartitionRequestClient toClose;
+        ScheduledFuture<?> pendingRetry;
+        synchronized (requestLock) {
+            if (released) {
+                return;
+            }
+            // Written before the queues are drained: an onBuffer or recycle after this point sees it.
+            released = true;
+            toClose = client;
+            client = null;
+            pendingRetry = retry;
+            retry = null;
+        }
+        if (pendingRetry != null) {
+            pendingRetry.cancel(false);
+        }
+        List<Buffer> queued = new ArrayList<>();
+        synchronized (receivedLock) {
+            queued.addAll(receivedPriority);
+            queued.addAll(received);
+            receivedPriority.clear();
+            received.clear();
+        }
+        List<MemorySegment> exclusiveSegments = new ArrayList<>();
+        List<Buffer> floating;
+        synchronized (buffersLock) {
+            for (Buffer buffer : exclusiveAvailable) {
+                exclusiveSegments.add(buffer.getMemorySegment());
+            }
+            exclusiveAvailable.clear();
+            floating = new ArrayList<>(floatingAvailable);
+            floatingAvailable.clear();
+            waitingForFloatingBuffers = false;
+        }
+        // Exclusive buffers among these come back through recycle() and go to the global pool from there.
+        for (Buffer buffer : queued) {
+            buffer.recycleBuffer();
+        }
+        for (Buffer buffer : floating) {
+            buffer.recycleBuffer();
+        }
+        if (!exclusiveSegments.isEmpty()) {
+            networkBufferPool.recycleUnpooledMemorySegments(exclusiveSegments);
+        }
+        if (toClose != null) {
+            // After the end of the partition the server has already let go of its reader: no cancel needed.
+            toClose.close(this, !endOfPartitionReceived);
+        }
+        LOG.debug("Released {}", this);
+    }
+
+    /** Whether the channel was released; any thread. */
+    @Override
+    public boolean isReleased() {
+        return released;
+    }
+}

@@ -1,0 +1,275 @@
+package io.sluice.netty.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.buffers.Buffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Decodes the frames a server sends to a client into {@link BufferResponse} and {@link ErrorResponse}, copying
+ * BufferResponse payloads straight from the socket's ByteBufs into a buffer of the receiving channel, across as
+ * many reads as the payload spans. Only headers are accumulated: the {@link Frame} header and the BufferResponse
+ * header in one ByteBuf of {@value #HEADER_CAPACITY} bytes, and an ErrorResponse body (at most
+ * {@code maxFrameLength}) in a ByteBuf of its own size. So Netty never holds a payload.
+ *
+ * <p>Where the payload goes: a {@link DataType#DATA_BUFFER} into
+ * {@link NetworkBufferAllocator#allocatePooledNetworkBuffer}, an event into
+ * {@link NetworkBufferAllocator#allocateUnPooledNetworkBuffer}. When the allocator returns null (unknown or released
+ * receiver), exactly {@code bufferSize} bytes are skipped and the response is still delivered, with a null buffer,
+ * so that the client handler can cancel the request; the frames after it decode normally. An empty payload takes
+ * no buffer. Ownership of a filled buffer passes with the response to the next handler.
+ *
+ * <p>A protocol violation raises {@link CorruptFrameException}; from then on everything received is discarded and
+ * the installer is expected to close the connection. When the channel closes or the handler is removed, a
+ * half-filled buffer is recycled and the accumulation ByteBufs are released.
+ *
+ * <p>One instance per channel; only called on that channel's event loop (so no field needs a lock).
+ */
+public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
+
+    /** The largest header accumulated: frame header plus BufferResponse header. */
+    static final int HEADER_CAPACITY = Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH;
+
+    /** Where the decoder is in the byte stream; each state names what the next bytes are. */
+    private enum State {
+        FRAME_HEADER,
+        BUFFER_RESPONSE_HEADER,
+        BUFFER_RESPONSE_PAYLOAD,
+        SKIPPED_PAYLOAD,
+        ERROR_RESPONSE_BODY,
+        /** A corrupt frame was seen: input is discarded. */
+        FAILED,
+        /** The channel closed or the handler was removed: everything is released. */
+        CLOSED
+    }
+
+    private final NetworkBufferAllocator allocator;
+    private final int maxFrameLength;
+
+    private State state = State.FRAME_HEADER;
+
+    /** Accumulates the frame header, then the BufferResponse header; allocated in handlerAdded. */
+    private ByteBuf headerBuffer;
+
+    /** Length of the frame being decoded, header included. */
+    private int frameLength;
+
+    /** The BufferResponse being decoded, still without its buffer. */
+    private BufferResponse pendingResponse;
+
+    /** The buffer the payload goes into (owned by this decoder until the response is delivered), or null. */
+    private Buffer target;
+
+    /** Writable view of the target's first bufferSize bytes; its position is the number of bytes copied. */
+    private ByteBuffer targetView;
+
+    /** Payload bytes still to skip in {@link State#SKIPPED_PAYLOAD}. */
+    private int bytesToSkip;
+
+    /** Accumulates an ErrorResponse body. */
+    private ByteBuf errorBody;
+
+    /**
+     * @param allocator      provides the buffers payloads are decoded into
+     * @param maxFrameLength the largest frame accepted, header included; at least
+     *                       {@link BufferResponse#frameLength(int) BufferResponse.frameLength(segment size)}
+     */
+    public ClientMessageDecoder(NetworkBufferAllocator allocator, int maxFrameLength) {
+        if (allocator == null) {
+            throw new NullPointerException("allocator");
+        }
+        this.allocator = allocator;
+        this.maxFrameLength = Frame.checkMaxFrameLength(maxFrameLength, HEADER_CAPACITY);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        headerBuffer = ctx.alloc().buffer(HEADER_CAPACITY, HEADER_CAPACITY);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf in)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        try {
+            decode(ctx, in);
+        } catch (RuntimeException e) {
+            // Whatever went wrong, the position in the stream is lost: stop decoding, give back what we hold.
+            releasePartialFrame();
+            state = State.FAILED;
+            throw e;
+        } finally {
+            in.release();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        close();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        close();
+    }
+
+    private void decode(ChannelHandlerContext ctx, ByteBuf in) {
+        while (in.isReadable()) {
+            switch (state) {
+                case FRAME_HEADER -> readFrameHeader(ctx, in);
+                case BUFFER_RESPONSE_HEADER -> readBufferResponseHeader(ctx, in);
+                case BUFFER_RESPONSE_PAYLOAD -> copyPayload(ctx, in);
+                case SKIPPED_PAYLOAD -> skipPayload(ctx, in);
+                case ERROR_RESPONSE_BODY -> readErrorResponseBody(ctx, in);
+                case FAILED, CLOSED -> {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void readFrameHeader(ChannelHandlerContext ctx, ByteBuf in) {
+        if (!accumulate(headerBuffer, in, Frame.HEADER_LENGTH)) {
+            return;
+        }
+        frameLength = Frame.validateHeader(headerBuffer, headerBuffer.readerIndex(), maxFrameLength);
+        byte messageId = Frame.messageId(headerBuffer, headerBuffer.readerIndex());
+        headerBuffer.clear();
+        switch (messageId) {
+            case BufferResponse.ID -> {
+                Frame.checkMinimumBodyLength(frameLength, BufferResponse.HEADER_LENGTH, "BufferResponse");
+                state = State.BUFFER_RESPONSE_HEADER;
+            }
+            case ErrorResponse.ID -> {
+                Frame.checkMinimumBodyLength(frameLength, ErrorResponse.MIN_BODY_LENGTH, "ErrorResponse");
+                int bodyLength = frameLength - Frame.HEADER_LENGTH;
+                errorBody = ctx.alloc().buffer(bodyLength, bodyLength);
+                state = State.ERROR_RESPONSE_BODY;
+            }
+            default -> throw new CorruptFrameException("message id " + messageId
+                    + " is not a server-to-client message; expected " + BufferResponse.ID + " or "
+                    + ErrorResponse.ID);
+        }
+    }
+
+    private void readBufferResponseHeader(ChannelHandlerContext ctx, ByteBuf in) {
+        if (!accumulate(headerBuffer, in, BufferResponse.HEADER_LENGTH)) {
+            return;
+        }
+        BufferResponse header = Frame.readBody(headerBuffer, BufferResponse::readHeader, "BufferResponse header");
+        headerBuffer.clear();
+        int bufferSize = header.bufferSize();
+        if (BufferResponse.frameLength(bufferSize) != frameLength) {
+            throw new CorruptFrameException("BufferResponse announces " + bufferSize + " bytes, but its frame of "
+                    + frameLength + " bytes holds " + (frameLength - BufferResponse.frameLength(0))
+                    + " (receiver " + header.receiverId() + ")");
+        }
+        if (bufferSize == 0) {
+            deliver(ctx, header);
+            return;
+        }
+        pendingResponse = header;
+        Buffer buffer = header.dataType().isBuffer()
+                ? allocator.allocatePooledNetworkBuffer(header.receiverId())
+                : allocator.allocateUnPooledNetworkBuffer(bufferSize, header.dataType());
+        if (buffer == null) {
+            bytesToSkip = bufferSize;
+            state = State.SKIPPED_PAYLOAD;
+            return;
+        }
+        target = buffer;
+        if (buffer.getMaxCapacity() < bufferSize) {
+            throw new CorruptFrameException(header + " does not fit the receiver's buffer of "
+                    + buffer.getMaxCapacity() + " bytes; do both ends use the same shuffle.memory.segment-size?");
+        }
+        if (!header.dataType().isBuffer()) {
+            buffer.tagAsEvent();
+        }
+        targetView = buffer.getNioBuffer(0, bufferSize);
+        state = State.BUFFER_RESPONSE_PAYLOAD;
+    }
+
+    private void copyPayload(ChannelHandlerContext ctx, ByteBuf in) {
+        int copied = targetView.position();
+        int chunk = Math.min(in.readableBytes(), targetView.capacity() - copied);
+        targetView.limit(copied + chunk);
+        in.readBytes(targetView);
+        if (targetView.position() < targetView.capacity()) {
+            return;
+        }
+        Buffer filled = target;
+        filled.setSize(targetView.capacity());
+        target = null;
+        targetView = null;
+        deliver(ctx, pendingResponse.withBuffer(filled));
+    }
+
+    private void skipPayload(ChannelHandlerContext ctx, ByteBuf in) {
+        int chunk = Math.min(in.readableBytes(), bytesToSkip);
+        in.skipBytes(chunk);
+        bytesToSkip -= chunk;
+        if (bytesToSkip == 0) {
+            deliver(ctx, pendingResponse);
+        }
+    }
+
+    private void readErrorResponseBody(ChannelHandlerContext ctx, ByteBuf in) {
+        if (!accumulate(errorBody, in, errorBody.maxCapacity())) {
+            return;
+        }
+        ErrorResponse response = Frame.readBody(errorBody, ErrorResponse::readBody, "ErrorResponse");
+        errorBody.release();
+        errorBody = null;
+        deliver(ctx, response);
+    }
+
+    /** Passes a decoded message on (with it, the ownership of its buffer) and starts on the next frame. */
+    private void deliver(ChannelHandlerContext ctx, NettyMessage message) {
+        pendingResponse = null;
+        state = State.FRAME_HEADER;
+        ctx.fireChannelRead(message);
+    }
+
+    /**
+     * Copies from {@code in} into {@code accumulator} until it holds {@code needed} bytes.
+     *
+     * @return true when it holds them
+     */
+    private static boolean accumulate(ByteBuf accumulator, ByteBuf in, int needed) {
+        int chunk = Math.min(needed - accumulator.readableBytes(), in.readableBytes());
+        accumulator.writeBytes(in, chunk);
+        return accumulator.readableBytes() == needed;
+    }
+
+    private void close() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSED;
+        releasePartialFrame();
+        if (headerBuffer != null) {
+            headerBuffer.release();
+            headerBuffer = null;
+        }
+    }
+
+    /** Recycles a half-filled target buffer and releases a half-read ErrorResponse body. */
+    private void releasePartialFrame() {
+        pendingResponse = null;
+        targetView = null;
+        if (target != null) {
+            Buffer halfFilled = target;
+            target = null;
+            halfFilled.recycleBuffer();
+        }
+        if (errorBody != null) {
+            errorBody.release();
+            errorBody = null;
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package io.sluice.netty.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.sluice.api.ShuffleEnvironmentContext;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.netty.EnvironmentConfig;
+import io.sluice.netty.partition.ResultPartitionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An environment's Netty transport: the data server that serves its partitions to other environments, and the
+ * client factory through which its remote channels connect to theirs.
+ *
+ * <p>Life cycle: {@link #start()} once, {@link #close()} once (idempotent); the metrics from any thread.
+ */
+public final class ConnectionManager {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);
+
+    /** The client handler a new client channel's pipeline is built around; set on the bootstrap per connect. */
+    static final AttributeKey<CreditBasedClientHandler> CLIENT_HANDLER =
+            AttributeKey.valueOf(ConnectionManager.class, "clientHandler");
+
+    /** Events and error messages above this size are refused on the wire; data frames are bounded by a segment. */
+    private static final int MAX_EVENT_FRAME_BYTES = 1 << 20;
+
+    /** Ports standing for environments on the local transport; unique within the JVM. */
+    private static final AtomicInteger LOCAL_PORTS = new AtomicInteger(20_000);
+
+    private static final NettyMessageEncoder ENCODER = new NettyMessageEncoder();
+
+    private final ShuffleEnvironmentContext context;
+    private final EnvironmentConfig config;
+    private final ResultPartitionManager partitionManager;
+    private final TransportMetrics metrics = new TransportMetrics();
+    private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+
+    private final Object lock = new Object();
+    private TransportType type; // guarded by lock
+    private EventLoopGroup serverGroup; // guarded by lock
+    private EventLoopGroup clientGroup; // guarded by lock
+    private Channel serverChannel; // guarded by lock
+    private volatile InetSocketAddress dataAddress;
+    private volatile PartitionRequestClientFactory clientFactory;
+    private boolean closed; // guarded by lock
+
+    public ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
+                             ResultPartitionManager partitionManager) {
+        this.context = context;
+        this.config = config;
+        this.partitionManager = partitionManager;
+        this.dataAddress = new InetSocketAddress(context.bindAddress(), 0);
+    }
+
+    /**
+     * Starts the event loops, binds the data server and prepares the client.
+     *
+     * @return the data port (on the local transport, the port that stands for this environment)
+     */
+    public int start() throws IOException {
+        synchronized (lock) {
+            if (closed || serverChannel != null) {
+                throw new IllegalStateException("transport of " + context.resourceId() + " was already started or "
+                        + "closed");
+            }
+            type = TransportType.fromOption(config.transport());
+            String rid = context.resourceId().value();
+            serverGroup = new MultiThreadIoEventLoopGroup(threads(config.serverThreads()),
+                    new DefaultThreadFactory("sluice-server-" + rid, true), type.ioHandlerFactory());
+            clientGroup = new MultiThreadIoEventLoopGroup(threads(config.clientThreads()),
+                    new DefaultThreadFactory("sluice-client-" + rid, true), type.ioHandlerFactory());
+            try {
+                bindServer();
+            } catch (IOException | RuntimeException e) {
+                shutDownGroups();
+                throw e;
+            }
+            clientFactory = new PartitionRequestClientFactory(newClientBootstrap(), this::remoteAddressOf);
+            LOG.info("Environment {} serves data on {} ({} transport)", rid, dataAddress, type);
+            return dataAddress.getPort();
+        }
+    }
+
+    private void bindServer() throws IOException {
+        WriteBufferWaterMark waterMark = new WriteBufferWaterMark(config.segmentSize() + 1, 2 * config.segmentSize());
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(serverGroup)
+                .channel(type.serverChannelClass())
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        openChannels.add(channel);
+                        PartitionRequestQueue queue = new PartitionRequestQueue(metrics);
+                        channel.pipeline()
+                                .addLast("decoder", new ServerMessageDecoder(MAX_EVENT_FRAME_BYTES))
+                                .addLast("encoder", ENCODER)
+                                .addLast("requests", new PartitionRequestServerHandler(partitionManager, queue,
+                                        Math.max(1, config.initialBackoff().toMillis())))
+                                .addLast("queue", queue);
+                    }
+                });
+        SocketAddress bindTo;
+        if (type == TransportType.LOCAL) {
+            int port = config.port() != 0 ? config.port() : LOCAL_PORTS.incrementAndGet();
+            dataAddress = new InetSocketAddress(context.bindAddress(), port);
+            bindTo = localAddressOf(dataAddress);
+        } else {
+            bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
+            bindTo = new InetSocketAddress(context.bindAddress(), config.port());
+        }
+        try {
+            serverChannel = bootstrap.bind(bindTo).sync().channel();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while binding the data server of " + context.resourceId(), e);
+        } catch (Exception e) {
+            throw new IOException("cannot bind the data server of " + context.resourceId() + " to " + bindTo + ": "
+                    + e.getMessage() + (config.port() != 0 ? "; choose another " + ShuffleOptions.NETTY_PORT.key()
+                    + " or 0 for any free port" : ""), e);
+        }
+        if (type != TransportType.LOCAL) {
+            dataAddress = (InetSocketAddress) serverChannel.localAddress();
+        }
+    }
+
+    private Bootstrap newClientBootstrap() {
+        int maxFrame = Math.max(BufferResponse.frameLength(config.segmentSize()), MAX_EVENT_FRAME_BYTES);
+        Bootstrap bootstrap = new Bootstrap()
+                .group(clientGroup)
+                .channel(type.clientChannelClass())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+                        config.connectTimeout().toMillis()))
+                .handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        openChannels.add(channel);
+                        CreditBasedClientHandler handler = channel.attr(CLIENT_HANDLER).get();
+                        ChannelPipeline pipeline = channel.pipeline();
+                        pipeline.addLast("decoder", new ClientMessageDecoder(handler, maxFrame))
+                                .addLast("encoder", ENCODER)
+                                .addLast("credit", handler);
+                    }
+                });
+        if (type != TransportType.LOCAL) {
+            bootstrap.option(ChannelOption.TCP_NODELAY, true);
+        }
+        return bootstrap;
+    }
+
+    private SocketAddress remoteAddressOf(ConnectionId connectionId) {
+        return type == TransportType.LOCAL ? localAddressOf(connectionId.address()) : connectionId.address();
+    }
+
+    private static LocalAddress localAddressOf(InetSocketAddress address) {
+        return new LocalAddress("sluice-" + address.getHostString() + "-" + address.getPort());
+    }
+
+    private static int threads(int configured) {
+        return configured > 0 ? configured : Runtime.getRuntime().availableProcessors();
+    }
+
+    /** The address consumers reach this environment's data server at (after {@link #start()}). */
+    public InetSocketAddress dataAddress() {
+        return dataAddress;
+    }
+
+    /**
+     * The client factory of this environment's remote channels.
+     *
+     * @throws IllegalStateException before {@link #start()}
+     */
+    public PartitionRequestClientFactory clientFactory() {
+        PartitionRequestClientFactory factory = clientFactory;
+        if (factory == null) {
+            throw new IllegalStateException("environment " + context.resourceId() + " was not started: call "
+                    + "ShuffleEnvironment.start() before setting up gates that read from other environments");
+        }
+        return factory;
+    }
+
+    /** Byte and buffer counters of both directions. */
+    public TransportMetrics metrics() {
+        return metrics;
+    }
+
+    /** Connections open now, accepted and opened alike. */
+    public int openConnections() {
+        int open = 0;
+        for (Channel channel : openChannels) {
+            if (channel.isActive()) {
+                open++;
+            }
+        }
+        return open;
+    }
+
+    /** Closes every connection and stops the event loops. Idempotent. */
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            PartitionRequestClientFactory factory = clientFactory;
+            if (factory != null) {
+                factory.close();
+            }
+            if (serverChannel != null) {
+                serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
+            openChannels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            shutDownGroups();
+        }
+    }
+
+    private void shutDownGroups() {
+        // No quiet period: every channel is closed; give in-flight tasks (buffer recycling) a short while to run.
+        if (serverGroup != null) {
+            serverGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        if (clientGroup != null) {
+            clientGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,246 @@
+package io.sluice.netty.transport;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.api.TransportException;
+import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.MemorySegment;
+import io.sluice.netty.gate.InputChannelId;
+import io.sluice.netty.gate.RemoteInputChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The client end of one connection: routes each decoded buffer to its remote input channel, sends the channels'
+ * credit in batched {@link AddCredit} messages, and fails the channels on errors: one channel for a targeted
+ * {@link ErrorResponse}, every channel for a fatal one, a lost connection or a pipeline exception.
+ *
+ * <p>Also the {@link NetworkBufferAllocator} of the connection's {@link ClientMessageDecoder}: data is decoded
+ * straight into a buffer of the receiving channel.
+ *
+ * <p>Threads: the handler callbacks and the allocator run on the connection's event loop. Channels are added and
+ * removed by consumer threads ({@code channels} is concurrent). Credit notifications from consumer and recycling
+ * threads cross to the event loop through one lock-free queue and at most one pending task.
+ */
+public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter implements NetworkBufferAllocator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CreditBasedClientHandler.class);
+
+    private final ConnectionId connectionId;
+    private final ConcurrentHashMap<InputChannelId, RemoteInputChannel> channels = new ConcurrentHashMap<>();
+
+    private final ConcurrentLinkedQueue<RemoteInputChannel> creditNotifications = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean creditTaskScheduled = new AtomicBoolean();
+    private final Runnable creditTask = this::drainCreditNotifications;
+    /** Channels whose credit waits for the channel to be writable. */
+    private final ArrayDeque<RemoteInputChannel> channelsWithCredit = new ArrayDeque<>(); // event loop
+
+    private volatile ChannelHandlerContext ctx;
+    /** Set once the connection failed; channels added later fail at once. */
+    private volatile Throwable connectionError;
+
+    public CreditBasedClientHandler(ConnectionId connectionId) {
+        this.connectionId = connectionId;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Registers a channel before its partition request is sent. Any thread. */
+    void addInputChannel(RemoteInputChannel channel) {
+        channels.put(channel.inputChannelId(), channel);
+        Throwable error = connectionError;
+        if (error != null) {
+            channel.onError(error);
+        }
+    }
+
+    /** Forgets a channel. Any thread. */
+    void removeInputChannel(RemoteInputChannel channel) {
+        channels.remove(channel.inputChannelId(), channel);
+    }
+
+    /** Channels registered now. */
+    int channelCount() {
+        return channels.size();
+    }
+
+    /** A channel has credit to announce; many calls cause one event-loop task and one flush. Any thread. */
+    void notifyCreditAvailable(RemoteInputChannel channel) {
+        creditNotifications.add(channel);
+        ChannelHandlerContext context = ctx;
+        if (context != null && creditTaskScheduled.compareAndSet(false, true)) {
+            context.executor().execute(creditTask);
+        }
+    }
+
+    private void drainCreditNotifications() {
+        creditTaskScheduled.set(false);
+        RemoteInputChannel channel;
+        while ((channel = creditNotifications.poll()) != null) {
+            channelsWithCredit.add(channel);
+        }
+        writeCredits();
+    }
+
+    /** Sends the pending credit while the connection is writable, then flushes once. Event loop. */
+    private void writeCredits() {
+        if (!ctx.channel().isActive()) {
+            channelsWithCredit.clear();
+            return;
+        }
+        boolean wrote = false;
+        while (ctx.channel().isWritable()) {
+            RemoteInputChannel channel = channelsWithCredit.poll();
+            if (channel == null) {
+                break;
+            }
+            if (channel.isReleased()) {
+                continue;
+            }
+            int credit = channel.getAndResetUnannouncedCredit();
+            if (credit > 0) {
+                ctx.write(new AddCredit(credit, channel.inputChannelId()))
+                        .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+                wrote = true;
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            writeCredits();
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof BufferResponse response) {
+            onBufferResponse(response);
+        } else if (msg instanceof ErrorResponse error) {
+            onErrorResponse(error);
+        } else {
+            throw new IllegalStateException("unexpected message from " + connectionId + ": " + msg);
+        }
+    }
+
+    private void onBufferResponse(BufferResponse response) {
+        RemoteInputChannel channel = channels.get(response.receiverId());
+        Buffer buffer = response.buffer();
+        if (channel == null || channel.isReleased()) {
+            // The channel has gone: drop the data and tell the server to stop sending it.
+            if (buffer != null) {
+                buffer.recycleBuffer();
+            }
+            ctx.writeAndFlush(new CancelPartitionRequest(response.receiverId()))
+                    .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+            return;
+        }
+        if (buffer == null) {
+            if (response.bufferSize() == 0) {
+                channel.onEmptyBuffer(response.sequenceNumber(), response.backlog());
+            }
+            // Otherwise the channel had no buffer for a data frame and was already failed by the allocator.
+            return;
+        }
+        channel.onBuffer(buffer, response.sequenceNumber(), response.backlog(), response.dataType());
+    }
+
+    private void onErrorResponse(ErrorResponse error) {
+        Throwable cause = error.toException(remoteAddress());
+        if (error.isFatal()) {
+            LOG.warn("{} reported a connection error: {}", connectionId, error.message());
+            failAllChannels(new TransportException("the producer's server at " + remoteAddress() + " (producer "
+                    + connectionId.producerId().value() + ") reported an error: " + error.message(), remoteAddress(),
+                    cause));
+            return;
+        }
+        RemoteInputChannel channel = channels.get(error.receiverId());
+        if (channel == null) {
+            LOG.debug("Error for an unknown or released receiver {} from {}: {}", error.receiverId(), connectionId,
+                    error.message());
+            return;
+        }
+        if (error.kind() == ErrorKind.PARTITION_NOT_FOUND) {
+            channel.onFailedPartitionRequest();
+        } else {
+            channel.onError(cause);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (!channels.isEmpty()) {
+            failAllChannels(new TransportException("connection to producer " + connectionId.producerId().value()
+                    + " at " + remoteAddress() + " was closed (connection " + connectionId.connectionIndex()
+                    + "); the producer environment closed or died", remoteAddress()));
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.warn("Connection to {} failed: {}", connectionId, cause.toString());
+        failAllChannels(cause instanceof TransportException ? cause : new TransportException("connection to producer "
+                + connectionId.producerId().value() + " at " + remoteAddress() + " failed: " + cause, remoteAddress(),
+                cause));
+        ctx.close();
+    }
+
+    /** Fails every channel of this connection, now and later. Any thread. */
+    void failAllChannels(Throwable cause) {
+        if (connectionError == null) {
+            connectionError = cause;
+        }
+        for (RemoteInputChannel channel : new ArrayList<>(channels.values())) {
+            channel.onError(cause);
+        }
+    }
+
+    private SocketAddress remoteAddress() {
+        ChannelHandlerContext context = ctx;
+        SocketAddress remote = context == null ? null : context.channel().remoteAddress();
+        return remote != null ? remote : connectionId.address();
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // NetworkBufferAllocator (event loop)
+    // ------------------------------------------------------------------------------------------------------------
+
+    @Override
+    public Buffer allocatePooledNetworkBuffer(InputChannelId receiverId) {
+        RemoteInputChannel channel = channels.get(receiverId);
+        if (channel == null || channel.isReleased()) {
+            return null;
+        }
+        Buffer buffer = channel.requestBuffer();
+        if (buffer == null && !channel.isReleased()) {
+            channel.onError(new IllegalStateException("producer " + connectionId.producerId().value() + " at "
+                    + remoteAddress() + " sent a buffer to channel " + channel.channelIndex()
+                    + " that has no free buffer: the producer broke the credit contract"));
+        }
+        return buffer;
+    }
+
+    @Override
+    public Buffer allocateUnPooledNetworkBuffer(int size, DataType dataType) {
+        // Events are small and rare: plain heap memory outside the network budget, collected by the GC.
+        return new Buffer(MemorySegment.wrap(new byte[size]), BufferRecycler.DISCARD, false, 0);
+    }
+}

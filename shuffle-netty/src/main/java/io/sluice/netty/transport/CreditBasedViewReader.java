@@ -1,0 +1,156 @@
+package io.sluice.netty.transport;
+
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.netty.gate.InputChannelId;
+import io.sluice.netty.partition.BufferAndBacklog;
+import io.sluice.netty.partition.BufferAvailabilityListener;
+import io.sluice.netty.partition.ResultSubpartitionView;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The server side of one remote input channel: reads one subpartition view and counts the credit its receiver
+ * announced.
+ *
+ * <p>Threads: everything but {@link #notifyDataAvailable()} and {@link #notifyPriorityEvent()} runs on the
+ * connection's event loop (the owning {@link PartitionRequestQueue}'s). Those two are called by producer threads
+ * and only hand the reader to the queue.
+ */
+final class CreditBasedViewReader implements BufferAvailabilityListener {
+
+    private final InputChannelId receiverId;
+    private final ResultPartitionId partitionId;
+    private final int subpartitionIndex;
+    private final PartitionRequestQueue queue;
+
+    /** Set while a notification for this reader is on its way to the event loop: coalesces notifications. */
+    private final AtomicBoolean notificationPending = new AtomicBoolean();
+
+    private ResultSubpartitionView view; // event loop
+    /** Buffers the receiver has room for; events need none. */
+    private int credit; // event loop
+    /** Whether the reader sits in the queue's available-readers deque (at most once). */
+    private boolean queued; // event loop
+    private boolean released; // event loop
+
+    CreditBasedViewReader(InputChannelId receiverId, ResultPartitionId partitionId, int subpartitionIndex,
+                          int initialCredit, PartitionRequestQueue queue) {
+        this.receiverId = receiverId;
+        this.partitionId = partitionId;
+        this.subpartitionIndex = subpartitionIndex;
+        this.credit = initialCredit;
+        this.queue = queue;
+    }
+
+    InputChannelId receiverId() {
+        return receiverId;
+    }
+
+    ResultPartitionId partitionId() {
+        return partitionId;
+    }
+
+    int subpartitionIndex() {
+        return subpartitionIndex;
+    }
+
+    /** Attaches the view once the partition was found. Event loop. */
+    void setView(ResultSubpartitionView view) {
+        this.view = view;
+    }
+
+    boolean hasView() {
+        return view != null;
+    }
+
+    void addCredit(int delta) {
+        credit += delta;
+    }
+
+    int credit() {
+        return credit;
+    }
+
+    boolean isQueued() {
+        return queued;
+    }
+
+    void setQueued(boolean queued) {
+        this.queued = queued;
+    }
+
+    boolean isReleased() {
+        return released;
+    }
+
+    /**
+     * Whether the reader can send something now: data with credit, an event without, or the error of a view that
+     * was released under it.
+     */
+    boolean isAvailable() {
+        ResultSubpartitionView current = view;
+        return current != null && !released && (current.isAvailable(credit) || current.isReleased());
+    }
+
+    /**
+     * The next buffer to send, taking one credit for a data buffer; null when there is none (see
+     * {@link #isViewReleased()} for why). Ownership of the buffer passes to the caller.
+     */
+    BufferAndBacklog getNextBuffer() {
+        BufferAndBacklog next = view.getNextBuffer();
+        if (next != null && next.buffer().isBuffer()) {
+            credit--;
+        }
+        return next;
+    }
+
+    boolean isViewReleased() {
+        return view != null && view.isReleased();
+    }
+
+    /** The reason to send the receiver when the view was released under it. */
+    Throwable failureCause() {
+        Throwable cause = view == null ? null : view.getFailureCause();
+        if (cause instanceof ProducerFailedException) {
+            return cause;
+        }
+        if (cause != null) {
+            return new ProducerFailedException("the producer of partition " + partitionId + " failed: " + cause, cause);
+        }
+        return new ProducerFailedException("partition " + partitionId + " (subpartition " + subpartitionIndex
+                + ") was released by its producer before it was read to its end");
+    }
+
+    /** Releases the view (the consumer is gone or done). Event loop; idempotent. */
+    void release() {
+        if (released) {
+            return;
+        }
+        released = true;
+        if (view != null) {
+            view.releaseAllResources();
+        }
+    }
+
+    /** Marks a pending notification; false when one is already on its way. Any thread. */
+    boolean markNotificationPending() {
+        return notificationPending.compareAndSet(false, true);
+    }
+
+    /** Clears the pending mark before the reader's availability is checked. Event loop. */
+    void clearNotificationPending() {
+        notificationPending.set(false);
+    }
+
+    @Override
+    public void notifyDataAvailable() {
+        queue.notifyReaderNonEmpty(this);
+    }
+
+    @Override
+    public String toString() {
+        return "reader of partition " + partitionId + " subpartition " + subpartitionIndex + " for receiver "
+                + receiverId + " (credit " + credit + ")";
+    }
+}

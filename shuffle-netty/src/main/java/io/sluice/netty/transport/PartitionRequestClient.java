@@ -1,0 +1,137 @@
+package io.sluice.netty.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.TransportException;
+import io.sluice.netty.gate.RemoteInputChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One open connection to a producer environment, shared by every remote channel of this environment that reads
+ * from the same (address, connection index). Counted: each channel that uses it holds one reference, and the
+ * connection closes (with a {@link CloseRequest}) when the last channel lets go.
+ *
+ * <p>Any thread. Messages are written with {@code Channel.writeAndFlush}, which hands them to the connection's event
+ * loop as a task; frequent traffic (credit) goes through the handler's coalesced queue instead.
+ */
+public final class PartitionRequestClient {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionRequestClient.class);
+
+    private final Channel channel;
+    private final CreditBasedClientHandler handler;
+    private final ConnectionId connectionId;
+    private final PartitionRequestClientFactory factory;
+
+    private int users; // guarded by this
+    private boolean closing; // guarded by this
+
+    PartitionRequestClient(Channel channel, CreditBasedClientHandler handler, ConnectionId connectionId,
+                           PartitionRequestClientFactory factory) {
+        this.channel = channel;
+        this.handler = handler;
+        this.connectionId = connectionId;
+        this.factory = factory;
+    }
+
+    /** Takes a reference for one channel; false when the connection is closing or closed (connect anew). */
+    synchronized boolean acquire() {
+        if (closing || !channel.isActive()) {
+            return false;
+        }
+        users++;
+        return true;
+    }
+
+    /** Whether the underlying connection is open. */
+    public boolean isActive() {
+        return channel.isActive();
+    }
+
+    /** The connection this client stands for. */
+    public ConnectionId connectionId() {
+        return connectionId;
+    }
+
+    /**
+     * Registers the channel and sends its partition request with its full initial credit (again, on a retry).
+     * A failed write fails that channel only.
+     */
+    public void requestSubpartition(ResultPartitionId partitionId, int subpartitionIndex, RemoteInputChannel inputChannel,
+                                    int initialCredit) {
+        handler.addInputChannel(inputChannel);
+        PartitionRequest request = new PartitionRequest(partitionId, subpartitionIndex, inputChannel.inputChannelId(),
+                initialCredit);
+        channel.writeAndFlush(request).addListener((ChannelFutureListener) future -> {
+            if (!future.isSuccess()) {
+                inputChannel.onError(new TransportException("sending the request for partition " + partitionId
+                        + " to " + connectionId + " failed: " + future.cause(), connectionId.address(),
+                        future.cause()));
+            }
+        });
+    }
+
+    /** Hands the channel's new credit to the event loop (coalesced). */
+    public void notifyCreditAvailable(RemoteInputChannel inputChannel) {
+        handler.notifyCreditAvailable(inputChannel);
+    }
+
+    /** Sends a consumer's task event to the producer of {@code partitionId}. */
+    public void sendTaskEvent(ResultPartitionId partitionId, ByteBuffer event, RemoteInputChannel inputChannel) {
+        channel.writeAndFlush(new TaskEventRequest(event, partitionId, inputChannel.inputChannelId()))
+                .addListener((ChannelFutureListener) future -> {
+                    if (!future.isSuccess()) {
+                        inputChannel.onError(new TransportException("sending a task event for partition "
+                                + partitionId + " to " + connectionId + " failed: " + future.cause(),
+                                connectionId.address(), future.cause()));
+                    }
+                });
+    }
+
+    /**
+     * A channel lets go of this connection. The last one closes it (CloseRequest, then close); another one sends
+     * a CancelPartitionRequest when {@code cancel} (the producer is still sending to it).
+     */
+    public void close(RemoteInputChannel inputChannel, boolean cancel) {
+        handler.removeInputChannel(inputChannel);
+        boolean last;
+        synchronized (this) {
+            users--;
+            last = users <= 0 && !closing;
+            if (last) {
+                closing = true;
+            }
+        }
+        if (last) {
+            factory.onClientClosing(this);
+            if (channel.isActive()) {
+                LOG.debug("Closing the connection to {}: its last channel is gone", connectionId);
+                channel.writeAndFlush(new CloseRequest()).addListener(ChannelFutureListener.CLOSE);
+            }
+        } else if (cancel && channel.isActive()) {
+            channel.writeAndFlush(new CancelPartitionRequest(inputChannel.inputChannelId()))
+                    .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+        }
+    }
+
+    /** Closes the connection at once (environment shutdown). */
+    void closeNow() {
+        synchronized (this) {
+            closing = true;
+        }
+        channel.close();
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    @Override
+    public String toString() {
+        return "client of " + connectionId + " on " + channel;
+    }
+}

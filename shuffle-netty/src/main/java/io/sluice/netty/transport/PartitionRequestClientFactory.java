@@ -1,0 +1,133 @@
+package io.sluice.netty.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.sluice.api.TransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+
+/**
+ * Hands out one {@link PartitionRequestClient} per {@link ConnectionId}: created once even when many channels ask
+ * at the same moment (they wait for the same connect), never cached when the connect fails, and replaced once the
+ * connection is closing or closed.
+ *
+ * <p>Any thread. {@link #createPartitionRequestClient} blocks the calling consumer thread for at most the connect
+ * timeout; it is never called on an event loop.
+ */
+public final class PartitionRequestClientFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionRequestClientFactory.class);
+
+    private final Bootstrap bootstrap;
+    private final Function<ConnectionId, SocketAddress> remoteAddressOf;
+    private final ConcurrentHashMap<ConnectionId, CompletableFuture<PartitionRequestClient>> clients =
+            new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /**
+     * @param bootstrap       a configured client bootstrap; its handler is replaced per connection
+     * @param remoteAddressOf where to connect for an id (the TCP address, or a local-transport address)
+     */
+    PartitionRequestClientFactory(Bootstrap bootstrap, Function<ConnectionId, SocketAddress> remoteAddressOf) {
+        this.bootstrap = bootstrap;
+        this.remoteAddressOf = remoteAddressOf;
+    }
+
+    /**
+     * The client of {@code connectionId}, connecting if there is none; the caller holds one reference and gives it
+     * back with {@link PartitionRequestClient#close}.
+     *
+     * @throws TransportException when the connection cannot be opened (the next call tries again)
+     */
+    public PartitionRequestClient createPartitionRequestClient(ConnectionId connectionId)
+            throws IOException, InterruptedException {
+        while (true) {
+            if (closed) {
+                throw new TransportException("cannot connect to " + connectionId + ": the environment is closed",
+                        connectionId.address());
+            }
+            CompletableFuture<PartitionRequestClient> mine = new CompletableFuture<>();
+            CompletableFuture<PartitionRequestClient> existing = clients.putIfAbsent(connectionId, mine);
+            CompletableFuture<PartitionRequestClient> future = existing != null ? existing : mine;
+            if (existing == null) {
+                connect(connectionId, mine);
+            }
+            PartitionRequestClient client;
+            try {
+                client = future.get();
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException io) {
+                    throw io;
+                }
+                throw new TransportException("cannot connect to " + connectionId + ": " + cause,
+                        connectionId.address(), cause);
+            }
+            if (client.acquire()) {
+                return client;
+            }
+            // Closing or closed: forget it and connect anew.
+            clients.remove(connectionId, future);
+        }
+    }
+
+    private void connect(ConnectionId connectionId, CompletableFuture<PartitionRequestClient> result) {
+        CreditBasedClientHandler handler = new CreditBasedClientHandler(connectionId);
+        SocketAddress remote = remoteAddressOf.apply(connectionId);
+        ChannelFuture connect;
+        try {
+            connect = bootstrap.clone().attr(ConnectionManager.CLIENT_HANDLER, handler).connect(remote);
+        } catch (RuntimeException e) {
+            clients.remove(connectionId, result);
+            result.completeExceptionally(new TransportException("cannot connect to " + connectionId + ": " + e,
+                    connectionId.address(), e));
+            return;
+        }
+        connect.addListener((ChannelFutureListener) future -> {
+            if (!future.isSuccess()) {
+                // Never cache a failed connect: the next request tries again.
+                clients.remove(connectionId, result);
+                result.completeExceptionally(new TransportException("cannot connect to " + connectionId + ": "
+                        + future.cause(), connectionId.address(), future.cause()));
+                return;
+            }
+            Channel channel = future.channel();
+            PartitionRequestClient client = new PartitionRequestClient(channel, handler, connectionId, this);
+            channel.closeFuture().addListener(closed -> clients.remove(connectionId, result));
+            LOG.debug("Connected to {} on {}", connectionId, channel);
+            result.complete(client);
+        });
+    }
+
+    /** The client is closing: the next request for its id connects anew. */
+    void onClientClosing(PartitionRequestClient client) {
+        CompletableFuture<PartitionRequestClient> future = clients.get(client.connectionId());
+        if (future != null && future.isDone() && !future.isCompletedExceptionally() && future.getNow(null) == client) {
+            clients.remove(client.connectionId(), future);
+        }
+    }
+
+    /** Closes every connection; later requests fail. */
+    void close() {
+        closed = true;
+        List<CompletableFuture<PartitionRequestClient>> all = new ArrayList<>(clients.values());
+        clients.clear();
+        for (CompletableFuture<PartitionRequestClient> future : all) {
+            PartitionRequestClient client = future.getNow(null);
+            if (client != null) {
+                client.closeNow();
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+package io.sluice.netty.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.buffers.Buffer;
+import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.gate.InputChannelId;
+import io.sluice.netty.partition.BufferAndBacklog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The send side of one server connection: the readers of that connection, and the queue of those that have both
+ * something to send and the credit for it (events need none). While the channel is writable it takes one buffer
+ * from the head reader, writes it, puts the reader back at the tail if it can send more, and flushes once at the
+ * end of the pass; when the channel turns writable again, it goes on.
+ *
+ * <p>Threads: everything runs on the connection's event loop, except {@link #notifyReaderNonEmpty}, which producer
+ * threads call. Those notifications cross over through one lock-free queue and at most one pending event-loop
+ * task, however many producers notify: many notifications, one task, one flush.
+ */
+final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionRequestQueue.class);
+
+    private final TransportMetrics metrics;
+
+    /** Readers with something to send now, each at most once. */
+    private final ArrayDeque<CreditBasedViewReader> availableReaders = new ArrayDeque<>(); // event loop
+    private final Map<InputChannelId, CreditBasedViewReader> allReaders = new HashMap<>(); // event loop
+
+    /** Readers notified by producer threads, waiting for the event loop. */
+    private final ConcurrentLinkedQueue<CreditBasedViewReader> notifiedReaders = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drainNotifications;
+
+    private ChannelHandlerContext ctx; // set once in handlerAdded
+
+    PartitionRequestQueue(TransportMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Hands a reader that may have data to the event loop. Any thread; never blocks. */
+    void notifyReaderNonEmpty(CreditBasedViewReader reader) {
+        if (!reader.markNotificationPending()) {
+            return;
+        }
+        notifiedReaders.add(reader);
+        if (drainScheduled.compareAndSet(false, true)) {
+            ctx.executor().execute(drainTask);
+        }
+    }
+
+    private void drainNotifications() {
+        // Cleared first: a notification arriving after this point schedules a new drain.
+        drainScheduled.set(false);
+        CreditBasedViewReader reader;
+        while ((reader = notifiedReaders.poll()) != null) {
+            reader.clearNotificationPending();
+            enqueueIfAvailable(reader);
+        }
+        writeAndFlush();
+    }
+
+    /** Registers a new reader (its view may come later). Event loop. */
+    void register(CreditBasedViewReader reader) {
+        assert ctx.executor().inEventLoop();
+        CreditBasedViewReader previous = allReaders.put(reader.receiverId(), reader);
+        if (previous != null) {
+            // A retriggered request for the same receiver replaces the old reader.
+            removeReader(previous);
+        }
+    }
+
+    /** The reader of {@code receiverId}, or null. Event loop. */
+    CreditBasedViewReader reader(InputChannelId receiverId) {
+        return allReaders.get(receiverId);
+    }
+
+    /** Adds credit announced by a receiver and sends what it allows. Event loop. */
+    void addCreditOrResume(InputChannelId receiverId, int credit) {
+        assert ctx.executor().inEventLoop();
+        CreditBasedViewReader reader = allReaders.get(receiverId);
+        if (reader == null) {
+            // The reader finished or was cancelled while the credit was on its way.
+            return;
+        }
+        reader.addCredit(credit);
+        enqueueIfAvailable(reader);
+        writeAndFlush();
+    }
+
+    /** Sends what a reader has now that its view is attached. Event loop. */
+    void onViewAttached(CreditBasedViewReader reader) {
+        enqueueIfAvailable(reader);
+        writeAndFlush();
+    }
+
+    /** The receiver no longer wants its subpartition: release the reader. Event loop; unknown ids are ignored. */
+    void cancel(InputChannelId receiverId) {
+        assert ctx.executor().inEventLoop();
+        CreditBasedViewReader reader = allReaders.get(receiverId);
+        if (reader != null) {
+            removeReader(reader);
+            LOG.debug("Cancelled {} on {}", reader, ctx.channel());
+        }
+    }
+
+    /** Answers a receiver with an error and forgets its reader. Event loop. */
+    void failReader(CreditBasedViewReader reader, Throwable cause) {
+        removeReader(reader);
+        ctx.writeAndFlush(ErrorResponse.of(cause, reader.receiverId()))
+                .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+    }
+
+    /** Releases every reader of this connection; their consumers are gone. Event loop. */
+    void releaseAllReaders() {
+        for (CreditBasedViewReader reader : new ArrayList<>(allReaders.values())) {
+            removeReader(reader);
+        }
+        availableReaders.clear();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        writeAndFlush();
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (!allReaders.isEmpty()) {
+            LOG.debug("Connection {} closed with {} readers; releasing their views", ctx.channel(), allReaders.size());
+        }
+        releaseAllReaders();
+        super.channelInactive(ctx);
+    }
+
+    private void enqueueIfAvailable(CreditBasedViewReader reader) {
+        if (!reader.isQueued() && !reader.isReleased() && reader.isAvailable()) {
+            reader.setQueued(true);
+            availableReaders.add(reader);
+        }
+    }
+
+    private void removeReader(CreditBasedViewReader reader) {
+        allReaders.remove(reader.receiverId(), reader);
+        if (reader.isQueued()) {
+            availableReaders.remove(reader);
+            reader.setQueued(false);
+        }
+        reader.release();
+    }
+
+    /**
+     * Writes while the channel is writable and some reader can send, then flushes once. Event loop.
+     */
+    private void writeAndFlush() {
+        Channel channel = ctx.channel();
+        if (!channel.isActive()) {
+            return;
+        }
+        boolean wrote = false;
+        while (channel.isWritable()) {
+            CreditBasedViewReader reader = availableReaders.poll();
+            if (reader == null) {
+                break;
+            }
+            reader.setQueued(false);
+            BufferAndBacklog next;
+            try {
+                next = reader.getNextBuffer();
+            } catch (RuntimeException e) {
+                LOG.warn("Reading {} failed; answering its receiver with the error", reader, e);
+                failReader(reader, e);
+                continue;
+            }
+            if (next == null) {
+                if (reader.isViewReleased()) {
+                    failReader(reader, reader.failureCause());
+                }
+                continue;
+            }
+            Buffer buffer = next.buffer();
+            boolean endOfPartition = !buffer.isBuffer() && !next.isPriority() && EventSerializer.isEndOfPartition(buffer);
+            DataType dataType = buffer.isBuffer() ? DataType.DATA_BUFFER
+                    : next.isPriority() ? DataType.PRIORITY_EVENT_BUFFER : DataType.EVENT_BUFFER;
+            int size = buffer.readableBytes();
+            // Ownership of the buffer passes to the message, and through the encoder to Netty, which recycles it
+            // once written (or on failure).
+            BufferResponse response = new BufferResponse(buffer, reader.receiverId(), next.sequenceNumber(),
+                    next.buffersInBacklog(), dataType, size);
+            ctx.write(response, ctx.voidPromise());
+            metrics.onBufferSent(size);
+            wrote = true;
+            if (endOfPartition) {
+                // The subpartition is read to its end: this reader is done.
+                removeReader(reader);
+            } else {
+                enqueueIfAvailable(reader);
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+    }
+}

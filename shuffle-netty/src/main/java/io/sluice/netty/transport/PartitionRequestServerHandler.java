@@ -1,0 +1,124 @@
+package io.sluice.netty.transport;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.sluice.api.PartitionNotFoundException;
+import io.sluice.netty.partition.PartitionRegistrationListener;
+import io.sluice.netty.partition.ResultPartition;
+import io.sluice.netty.partition.ResultPartitionManager;
+import io.sluice.netty.partition.ResultSubpartitionView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Handles what clients send to the data server: partition requests (served at once, or parked until the partition
+ * registers, or answered "not found" after {@code waitForPartitionMillis}), credit, cancellations, close requests
+ * and task events.
+ *
+ * <p>One instance per connection; only called on the connection's event loop, except the registration callback,
+ * which hands over to the event loop.
+ */
+final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<NettyMessage> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionRequestServerHandler.class);
+
+    private final ResultPartitionManager partitionManager;
+    private final PartitionRequestQueue queue;
+    private final long waitForPartitionMillis;
+
+    /**
+     * @param waitForPartitionMillis how long a request for a partition that is not registered yet is kept before it
+     *                               is answered "not found" (the client then retries with its backoff)
+     */
+    PartitionRequestServerHandler(ResultPartitionManager partitionManager, PartitionRequestQueue queue,
+                                  long waitForPartitionMillis) {
+        this.partitionManager = partitionManager;
+        this.queue = queue;
+        this.waitForPartitionMillis = waitForPartitionMillis;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, NettyMessage msg) {
+        if (msg instanceof PartitionRequest request) {
+            onPartitionRequest(ctx, request);
+        } else if (msg instanceof AddCredit addCredit) {
+            queue.addCreditOrResume(addCredit.receiverId(), addCredit.credit());
+        } else if (msg instanceof CancelPartitionRequest cancel) {
+            queue.cancel(cancel.receiverId());
+        } else if (msg instanceof CloseRequest) {
+            LOG.debug("Client of {} closes the connection", ctx.channel());
+            queue.releaseAllReaders();
+            ctx.close();
+        } else if (msg instanceof TaskEventRequest taskEvent) {
+            if (!partitionManager.publishTaskEvent(taskEvent.partitionId(), taskEvent.event())) {
+                LOG.warn("Task event from receiver {} dropped: partition {} is not registered here or has no "
+                        + "listener", taskEvent.receiverId(), taskEvent.partitionId());
+            }
+        } else {
+            throw new IllegalStateException("unexpected message from a client on " + ctx.channel() + ": " + msg);
+        }
+    }
+
+    private void onPartitionRequest(ChannelHandlerContext ctx, PartitionRequest request) {
+        CreditBasedViewReader reader = new CreditBasedViewReader(request.receiverId(), request.partitionId(),
+                request.subpartitionIndex(), request.initialCredit(), queue);
+        queue.register(reader);
+        PartitionRegistrationListener onRegistered = new PartitionRegistrationListener() {
+            @Override
+            public void onPartitionRegistered(ResultPartition partition) {
+                // Producer thread: hand over to the event loop.
+                ctx.executor().execute(() -> attachView(ctx, reader));
+            }
+        };
+        ResultSubpartitionView view;
+        try {
+            view = partitionManager.createSubpartitionViewOrRegisterListener(request.partitionId(),
+                    request.subpartitionIndex(), reader, onRegistered);
+        } catch (PartitionNotFoundException | RuntimeException e) {
+            queue.failReader(reader, e);
+            return;
+        }
+        if (view != null) {
+            reader.setView(view);
+            queue.onViewAttached(reader);
+            return;
+        }
+        ctx.executor().schedule(() -> {
+            if (partitionManager.removeRegistrationListener(request.partitionId(), onRegistered)
+                    && queue.reader(request.receiverId()) == reader && !reader.isReleased()) {
+                queue.failReader(reader, new PartitionNotFoundException(request.partitionId()));
+            }
+        }, waitForPartitionMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void attachView(ChannelHandlerContext ctx, CreditBasedViewReader reader) {
+        if (reader.isReleased() || queue.reader(reader.receiverId()) != reader) {
+            return;
+        }
+        try {
+            reader.setView(partitionManager.createSubpartitionView(reader.partitionId(), reader.subpartitionIndex(),
+                    reader));
+        } catch (PartitionNotFoundException | RuntimeException e) {
+            queue.failReader(reader, e);
+            return;
+        }
+        queue.onViewAttached(reader);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof CorruptFrameException || cause.getCause() instanceof CorruptFrameException) {
+            LOG.warn("Closing connection from {}: corrupt frame: {}", ctx.channel().remoteAddress(),
+                    cause.getMessage());
+        } else {
+            LOG.warn("Closing connection from {} after an error", ctx.channel().remoteAddress(), cause);
+            if (ctx.channel().isActive()) {
+                ctx.writeAndFlush(new ErrorResponse(ErrorKind.TRANSPORT, "server error: " + cause, null, null));
+            }
+        }
+        queue.releaseAllReaders();
+        ctx.close();
+    }
+}

@@ -1,0 +1,359 @@
+package io.sluice.netty.gate;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.RecordOrEvent;
+import io.sluice.api.RecordReader;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.netty.partition.ResultPartition;
+import io.sluice.netty.partition.ResultSubpartitionView;
+import io.sluice.netty.testing.Await;
+import io.sluice.netty.testing.PartitionFixture;
+import io.sluice.netty.testing.RecordingAvailabilityListener;
+import io.sluice.netty.testing.TestRecords;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A gate over local channels: which channel it serves when, what it hands out, when it is finished, and how it
+ * fails and closes (BEHAVIOURS section 6, SIG-*).
+ */
+@Timeout(30)
+class SingleInputGateTest {
+
+    /** A record of this many bytes fills one 64-byte buffer exactly with its 4-byte length. */
+    private static final int ONE_BUFFER_RECORD = PartitionFixture.DEFAULT_SEGMENT_SIZE - 4;
+
+    private final PartitionFixture fixture = new PartitionFixture();
+    private final LocalGates gates = new LocalGates(fixture);
+    private final List<SingleInputGate> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeAndCheckForLeaks() throws Exception {
+        for (SingleInputGate gate : opened) {
+            gate.close();
+        }
+        fixture.close();
+    }
+
+    private SingleInputGate setUpGate(int subpartition, ResultPartition... partitions) throws Exception {
+        ResultPartitionId[] ids = new ResultPartitionId[partitions.length];
+        for (int i = 0; i < partitions.length; i++) {
+            ids[i] = partitions[i].partitionId();
+        }
+        SingleInputGate gate = gates.gate(subpartition, ids);
+        opened.add(gate);
+        gate.setup();
+        return gate;
+    }
+
+    private static ByteBuffer text(String value) {
+        return ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    // SIG-3 (end of partition reached however far behind the reader is)
+    @Test
+    void finishedPartition_readLongAfterItsDataWasQueued_reachesItsEnd() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        for (int i = 0; i < 3; i++) {
+            partition.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
+        }
+        partition.finish();
+        SingleInputGate gate = setUpGate(0, partition);
+
+        try (RecordReader reader = new RecordReader(gate)) {
+            for (int i = 0; i < 3; i++) {
+                assertArrayEquals(TestRecords.recordBytes(0, i, ONE_BUFFER_RECORD),
+                        TestRecords.bytesOf(reader.next().data()));
+            }
+            assertNull(reader.next());
+        }
+        assertTrue(gate.isFinished());
+        assertTrue(partition.isReleased(), "read to its end and its reader gone: the partition is released");
+    }
+
+    // SIG-2 [core]
+    @Test
+    void setup_givesEveryLocalChannelTheViewOfItsSubpartition() throws Exception {
+        ResultPartition[] partitions = new ResultPartition[3];
+        for (int i = 0; i < partitions.length; i++) {
+            partitions[i] = fixture.setUpPartition(2);
+        }
+        SingleInputGate gate = setUpGate(1, partitions);
+
+        for (ResultPartition partition : partitions) {
+            IllegalStateException taken = assertThrows(IllegalStateException.class,
+                    () -> fixture.manager().createSubpartitionView(partition.partitionId(), 1,
+                            new RecordingAvailabilityListener()));
+            assertTrue(taken.getMessage().contains("already has a reader"), taken.getMessage());
+            ResultSubpartitionView other = fixture.manager().createSubpartitionView(partition.partitionId(), 0,
+                    new RecordingAvailabilityListener());
+            other.releaseAllResources();
+        }
+        for (int i = 0; i < partitions.length; i++) {
+            partitions[i].emitRecord(TestRecords.record(i, 0, 5), 1);
+            partitions[i].flush(1);
+        }
+        boolean[] seen = new boolean[3];
+        for (int i = 0; i < 3; i++) {
+            GateReads read = GateReads.next(gate);
+            assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(read.channel(), 0, 5))),
+                    read.bytes(), "channel " + read.channel() + " reads its own partition");
+            seen[read.channel()] = true;
+        }
+        assertArrayEquals(new boolean[] {true, true, true}, seen);
+    }
+
+    // SIG-3
+    @Test
+    void interleavedBuffersEventsAndEnds_comeOutInNotificationOrder_thenTheGateFinishes() throws Exception {
+        ResultPartition p0 = fixture.setUpPartition(1);
+        ResultPartition p1 = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, p0, p1);
+        CompletableFuture<?> initially = gate.availableFuture();
+        assertFalse(initially.isDone(), "nothing to read yet");
+
+        p0.emitRecord(TestRecords.record(0, 0, 3), 0);
+        p0.flush(0);
+        assertTrue(initially.isDone(), "the first notification completes the future");
+        p1.emitRecord(TestRecords.record(1, 0, 4), 0);
+        p1.flush(0);
+        p1.broadcastEvent(text("e1"), false);
+        p0.finish();
+
+        GateReads first = GateReads.poll(gate);
+        GateReads second = GateReads.poll(gate);
+        GateReads third = GateReads.poll(gate);
+        assertEquals(0, first.channel());
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, 3))), first.bytes());
+        assertEquals(1, second.channel());
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(1, 0, 4))), second.bytes());
+        assertEquals(1, third.channel());
+        assertTrue(third.isEvent());
+        assertEquals("e1", third.text(), "channel 0's end of partition is not handed out");
+        assertNull(GateReads.poll(gate));
+        assertFalse(gate.isFinished(), "channel 1 has not ended");
+        CompletableFuture<?> waiting = gate.availableFuture();
+        assertFalse(waiting.isDone());
+
+        p1.finish();
+
+        assertTrue(waiting.isDone());
+        assertNull(GateReads.poll(gate));
+        assertTrue(gate.isFinished());
+        assertNull(GateReads.next(gate), "getNext is empty once finished");
+        assertTrue(gate.availableFuture().isDone());
+    }
+
+    // SIG-4
+    @Test
+    void notificationAfterEndOfPartition_isIgnored() throws Exception {
+        ResultPartition ended = fixture.setUpPartition(1);
+        ResultPartition running = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, ended, running);
+        ended.finish();
+        assertNull(GateReads.poll(gate));
+        assertFalse(gate.availableFuture().isDone());
+
+        gate.notifyChannelNonEmpty(gate.channel(0));
+        gate.notifyChannelNonEmpty(gate.channel(0));
+
+        assertFalse(gate.availableFuture().isDone(), "a finished channel is never queued again");
+        assertNull(GateReads.poll(gate));
+    }
+
+    // SIG-5
+    @Test
+    void sendTaskEvent_reachesTheProducerOfEveryChannel() throws Exception {
+        ResultPartition p0 = fixture.setUpPartition(1);
+        ResultPartition p1 = fixture.setUpPartition(1);
+        List<String> atP0 = new ArrayList<>();
+        List<String> atP1 = new ArrayList<>();
+        p0.onTaskEvent(event -> atP0.add(StandardCharsets.UTF_8.decode(event).toString()));
+        p1.onTaskEvent(event -> atP1.add(StandardCharsets.UTF_8.decode(event).toString()));
+        SingleInputGate gate = setUpGate(0, p0, p1);
+        ByteBuffer event = text("backwards");
+
+        gate.sendTaskEvent(event);
+
+        assertEquals(List.of("backwards"), atP0);
+        assertEquals(List.of("backwards"), atP1);
+        assertEquals(0, event.position(), "the caller's buffer is left as it was");
+    }
+
+    // SIG-7 [core]
+    @Test
+    void close_wakesAConsumerBlockedInGetNext_withIllegalStateException() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, partition);
+        CompletableFuture<Object> outcome = new CompletableFuture<>();
+        Thread consumer = new Thread(() -> {
+            try {
+                outcome.complete(gate.getNext());
+            } catch (Throwable t) {
+                outcome.completeExceptionally(t);
+            }
+        }, "blocked-consumer");
+        consumer.start();
+        Await.blocked(consumer);
+
+        gate.close();
+
+        ExecutionException woken = assertThrows(ExecutionException.class, () -> outcome.get(10, TimeUnit.SECONDS));
+        assertTrue(woken.getCause() instanceof IllegalStateException, String.valueOf(woken.getCause()));
+        assertTrue(woken.getCause().getMessage().contains("closed"), woken.getCause().getMessage());
+        consumer.join();
+    }
+
+    // SIG-9
+    @Test
+    void partitionNotFound_isRethrownUnchanged_onEveryRead() throws Exception {
+        ResultPartitionId missing = ResultPartitionId.random();
+        SingleInputGate gate = gates.setUpGate(0, missing);
+        opened.add(gate);
+
+        PartitionNotFoundException first = assertThrows(PartitionNotFoundException.class, () -> gate.getNext());
+        PartitionNotFoundException again = assertThrows(PartitionNotFoundException.class, () -> gate.pollNext());
+
+        assertEquals(missing, first.partitionId());
+        assertTrue(first.getMessage().contains(missing.toString()), first.getMessage());
+        assertSame(first, again, "a failed channel keeps failing every read");
+        assertTrue(gate.availableFuture().isDone(), "a failure makes the gate available");
+    }
+
+    // SIG-9, PS-6 (the consumer's view of fail(cause))
+    @Test
+    void producerFailure_reachesTheConsumer_withTheCausesMessage() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, partition);
+        partition.emitRecord(TestRecords.record(0, 0, 10), 0);
+        IOException cause = new IOException("producer ran out of disk");
+
+        partition.fail(cause);
+
+        ProducerFailedException failure = assertThrows(ProducerFailedException.class, () -> gate.getNext());
+        assertTrue(failure.getMessage().contains("producer ran out of disk"), failure.getMessage());
+        assertTrue(failure.getMessage().contains(partition.partitionId().toString()), failure.getMessage());
+        assertSame(cause, failure.getCause());
+    }
+
+    // SIG-10
+    @Test
+    void close_releasesEveryView_tellsTheEnvironmentOnce_andIsIdempotent() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        SingleInputGate gate = setUpGate(0, partition);
+        partition.emitRecord(TestRecords.record(0, 0, 200), 0);
+        partition.flush(0);
+        assertTrue(gate.availableFuture().isDone());
+
+        gate.close();
+        gate.close();
+
+        assertEquals(1, gates.closeCallbacks());
+        IllegalStateException released = assertThrows(IllegalStateException.class, () -> fixture.manager()
+                .createSubpartitionView(partition.partitionId(), 0, new RecordingAvailabilityListener()));
+        assertTrue(released.getMessage().contains("is released"), "its consumer has gone: " + released.getMessage());
+        assertEquals(0, partition.subpartition(0).getNumberOfQueuedBuffers(), "unread data is dropped");
+        assertTrue(gate.availableFuture().isDone());
+        assertThrows(IllegalStateException.class, gate::pollNext);
+    }
+
+    // SIG-11
+    @Test
+    void manyChannels_areServedRoundRobin_neverTwiceInARow() throws Exception {
+        int channels = 37;
+        int buffersPerChannel = 27;
+        ResultPartition[] partitions = new ResultPartition[channels];
+        for (int c = 0; c < channels; c++) {
+            partitions[c] = fixture.setUpPartition(1);
+            for (int b = 0; b < buffersPerChannel; b++) {
+                partitions[c].emitRecord(TestRecords.record(c, b, ONE_BUFFER_RECORD), 0);
+            }
+            partitions[c].finish();
+        }
+        SingleInputGate gate = setUpGate(0, partitions);
+        int[] read = new int[channels];
+
+        for (int total = 0; total < channels * buffersPerChannel; total++) {
+            GateReads next = GateReads.poll(gate);
+            int channel = next.channel();
+            assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(channel, read[channel],
+                    ONE_BUFFER_RECORD))), next.bytes(), "channel " + channel + " in order");
+            read[channel]++;
+            int min = Integer.MAX_VALUE;
+            int max = 0;
+            for (int count : read) {
+                min = Math.min(min, count);
+                max = Math.max(max, count);
+            }
+            assertTrue(max - min <= 1, "after " + (total + 1) + " reads the channels differ by " + (max - min));
+        }
+        assertNull(GateReads.poll(gate));
+        assertTrue(gate.isFinished());
+    }
+
+    // ENV-1 ("each gate sets up its channels exactly once")
+    @Test
+    void setup_twice_isRejected() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, partition);
+
+        IllegalStateException twice = assertThrows(IllegalStateException.class, gate::setup);
+
+        assertTrue(twice.getMessage().contains("setup() runs once"), twice.getMessage());
+    }
+
+    @Test
+    void gateWithoutChannels_isFinishedFromTheStart() throws Exception {
+        SingleInputGate gate = gates.gate(0);
+        opened.add(gate);
+        gate.setup();
+
+        assertTrue(gate.isFinished());
+        assertTrue(gate.availableFuture().isDone());
+        assertNull(GateReads.next(gate));
+    }
+
+    // API.md: a priority event overtakes the data queued before it; ordinary events keep their place
+    @Test
+    void priorityEvent_overtakesQueuedRecords_ordinaryEventsKeepTheirPlace() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        partition.emitRecord(TestRecords.record(0, 1, 7), 0);
+        partition.broadcastEvent(text("ordinary"), false);
+        partition.emitRecord(TestRecords.record(0, 2, 9), 0);
+        partition.flushAll();
+        partition.broadcastEvent(text("urgent"), true);
+        partition.finish();
+        SingleInputGate gate = setUpGate(0, partition);
+
+        List<String> order = new ArrayList<>();
+        try (RecordReader reader = new RecordReader(gate)) {
+            for (RecordOrEvent next = reader.next(); next != null; next = reader.next()) {
+                byte[] bytes = TestRecords.bytesOf(next.data());
+                order.add(next.isEvent() ? new String(bytes, StandardCharsets.UTF_8) : "record " + bytes.length);
+            }
+        }
+
+        assertEquals(List.of("urgent", "record " + ONE_BUFFER_RECORD, "record 7", "ordinary", "record 9"), order);
+    }
+}

@@ -1,0 +1,71 @@
+package io.sluice.netty.transport;
+
+import io.sluice.buffers.Buffer;
+import io.sluice.buffers.MemorySegment;
+import io.sluice.netty.gate.InputChannelId;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Test double for the receiving side: hands out a fresh one-segment off-heap buffer for each data payload of a known
+ * receiver (null for an unknown one) and a heap buffer for each event, and remembers every buffer it handed out.
+ */
+final class TestNetworkBufferAllocator implements NetworkBufferAllocator {
+
+    private final Set<InputChannelId> knownReceivers = new HashSet<>();
+    private final int segmentSize;
+    private final CountingRecycler recycler = new CountingRecycler();
+    private final List<Buffer> handedOut = new ArrayList<>();
+    private final List<InputChannelId> pooledRequests = new ArrayList<>();
+    private int eventRequests;
+
+    TestNetworkBufferAllocator(InputChannelId... knownReceivers) {
+        this(TestBuffers.SEGMENT_SIZE, knownReceivers);
+    }
+
+    TestNetworkBufferAllocator(int segmentSize, InputChannelId... knownReceivers) {
+        this.segmentSize = segmentSize;
+        this.knownReceivers.addAll(List.of(knownReceivers));
+    }
+
+    @Override
+    public Buffer allocatePooledNetworkBuffer(InputChannelId receiverId) {
+        pooledRequests.add(receiverId);
+        if (!knownReceivers.contains(receiverId)) {
+            return null;
+        }
+        Buffer buffer = new Buffer(MemorySegment.allocateOffHeap(segmentSize), recycler);
+        handedOut.add(buffer);
+        return buffer;
+    }
+
+    @Override
+    public Buffer allocateUnPooledNetworkBuffer(int size, DataType dataType) {
+        eventRequests++;
+        Buffer buffer = new Buffer(MemorySegment.wrap(new byte[size]), recycler, false, 0);
+        handedOut.add(buffer);
+        return buffer;
+    }
+
+    /** Every buffer handed out, in order. */
+    List<Buffer> handedOut() {
+        return handedOut;
+    }
+
+    /** The receivers data buffers were asked for, in order (known or not). */
+    List<InputChannelId> pooledRequests() {
+        return pooledRequests;
+    }
+
+    int eventRequests() {
+        return eventRequests;
+    }
+
+    /** Buffers handed out and recycled since. */
+    int recycled() {
+        return recycler.recycled();
+    }
+}

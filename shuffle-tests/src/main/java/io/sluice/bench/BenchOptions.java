@@ -1,0 +1,30 @@
+package io.sluice.bench;
+
+import io.sluice.api.ShuffleConfig;
+import java.time.Duration;
+
+/**
+ * A parsed, checked command line. Immutable value.
+ *
+ * @param command what to do
+ * @param help true when --help was given (nothing else is checked then)
+ * @param producers producer tasks (run, serve)
+ * @param consumers consumer tasks (run, serve; consume: the ticket's subpartitions)
+ * @param environments environments in this process (run; 1 for serve and consume)
+ * @param workload what the producers generate, and how much
+ * @param shuffleConfig the library configuration of every environment
+ * @param timeout how long the run may take
+ * @param progress how progress is shown
+ * @param json true for a JSON summary
+ * @param bindAddress where serve's data port listens
+ * @param ticket what consume reads; null for run and serve
+ */
+record BenchOptions(Command command, boolean help, int producers, int consumers, int environments,
+                    Workload workload, ShuffleConfig shuffleConfig, Duration timeout,
+                    ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket) {
+
+    /** @return producer-consumer pairs, each one channel of records */
+    int channels() {
+        return producers * consumers;
+    }
+}

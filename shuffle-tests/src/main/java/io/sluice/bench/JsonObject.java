@@ -1,0 +1,77 @@
+package io.sluice.bench;
+
+import java.util.Locale;
+
+/**
+ * Writes one JSON object, member by member, in the order added. Enough JSON for a summary:
+ * strings, whole and decimal numbers, null, and nested objects. Used by one thread.
+ */
+final class JsonObject {
+
+    private final StringBuilder json = new StringBuilder("{");
+
+    /** @return this, with a string member (null writes null) */
+    JsonObject put(String name, String value) {
+        name(name);
+        if (value == null) {
+            json.append("null");
+        } else {
+            quote(value);
+        }
+        return this;
+    }
+
+    /** @return this, with a whole-number member */
+    JsonObject put(String name, long value) {
+        name(name).append(value);
+        return this;
+    }
+
+    /** @return this, with a decimal member, 6 significant digits */
+    JsonObject put(String name, double value) {
+        name(name).append(String.format(Locale.ROOT, "%.6g", value));
+        return this;
+    }
+
+    /** @return this, with a nested object member */
+    JsonObject put(String name, JsonObject value) {
+        name(name).append(value);
+        return this;
+    }
+
+    /** @return the object's text */
+    @Override
+    public String toString() {
+        return json + "}";
+    }
+
+    private StringBuilder name(String name) {
+        if (json.length() > 1) {
+            json.append(',');
+        }
+        quote(name);
+        return json.append(':');
+    }
+
+    private void quote(String text) {
+        json.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                case '\n' -> json.append("\\n");
+                case '\r' -> json.append("\\r");
+                case '\t' -> json.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        json.append(c);
+                    }
+                }
+            }
+        }
+        json.append('"');
+    }
+}

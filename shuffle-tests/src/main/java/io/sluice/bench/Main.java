@@ -1,0 +1,71 @@
+package io.sluice.bench;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * The sluice-bench command line: {@code run} (the default), {@code serve}, {@code consume},
+ * {@code jmh}; see {@link Usage}. Exit status 0 when every record arrived intact, 1 when the
+ * run failed, 2 for a wrong command line.
+ */
+public final class Main {
+
+    /** Every record arrived intact; nothing leaked. */
+    static final int EXIT_PASS = 0;
+    /** The run failed: wrong data, an error, a timeout or a leak. */
+    static final int EXIT_FAIL = 1;
+    /** The command line is wrong. */
+    static final int EXIT_USAGE = 2;
+
+    private Main() {
+    }
+
+    /**
+     * @param args the command line
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("jmh")) {
+            // JMH's own runner: parses its options, forks the benchmark JVMs with this jar's class path.
+            org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        // No SLF4J binding ships in this jar: keep SLF4J's "no providers" notice off the user's screen.
+        System.setProperty("slf4j.internal.verbosity", "ERROR");
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs one command.
+     *
+     * @param args the command line, without {@code jmh}
+     * @param out where the summary (and serve's consume line) goes
+     * @param err where progress and usage errors go
+     * @return the exit status
+     */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length > 0 && (args[0].equals("help") || args[0].equals("-h"))) {
+            out.print(Usage.text(Command.RUN));
+            return EXIT_PASS;
+        }
+        BenchOptions options;
+        try {
+            options = BenchArguments.parse(args);
+        } catch (UsageException e) {
+            err.println("sluice-bench: " + e.getMessage());
+            err.println("(sluice-bench --help lists the options)");
+            return EXIT_USAGE;
+        }
+        if (options.help()) {
+            out.print(Usage.text(options.command()));
+            return EXIT_PASS;
+        }
+        RunSummary summary = switch (options.command()) {
+            case RUN -> new LocalRun(options, err).execute();
+            case SERVE -> new ServeRun(options, out, err).execute();
+            case CONSUME -> new ConsumeRun(options, err).execute();
+        };
+        out.print(options.json() ? SummaryJson.format(summary) : SummaryTable.format(summary));
+        out.flush();
+        return summary.passed() ? EXIT_PASS : EXIT_FAIL;
+    }
+}

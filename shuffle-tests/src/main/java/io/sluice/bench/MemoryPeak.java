@@ -1,0 +1,18 @@
+package io.sluice.bench;
+
+/**
+ * The most memory a run used. Immutable value.
+ *
+ * @param networkPeakBytes network buffers in use at the sampled peak, over every environment, in bytes
+ * @param networkTotalBytes network memory of every environment together
+ * @param buffersAtPeak network buffers in use at that peak
+ * @param totalBuffers network buffers of every environment together
+ * @param directPeakBytes most java.nio direct buffer memory of the process seen, in bytes
+ * @param processPeakRssBytes the process's peak resident set size, or -1 where the OS does not tell
+ */
+record MemoryPeak(long networkPeakBytes, long networkTotalBytes, int buffersAtPeak, int totalBuffers,
+                  long directPeakBytes, long processPeakRssBytes) {
+
+    /** No environment, nothing measured. */
+    static final MemoryPeak NONE = new MemoryPeak(0, 0, 0, 0, 0, -1);
+}

@@ -1,0 +1,58 @@
+package io.sluice.bench;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The monitor thread of a run: prints progress and samples memory until closed.
+ * Started and closed by the main thread.
+ */
+final class RunMonitor implements AutoCloseable {
+
+    private final ScheduledExecutorService scheduler;
+    private final ProgressPrinter printer;
+    private final MemorySampler sampler;
+
+    /**
+     * Starts the monitor thread.
+     *
+     * @param printer the progress line, ticked at its interval
+     * @param sampler the memory sampler, sampled every {@link MemorySampler#INTERVAL_MILLIS} ms
+     */
+    RunMonitor(ProgressPrinter printer, MemorySampler sampler) {
+        this.printer = printer;
+        this.sampler = sampler;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "sluice-bench-monitor");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.scheduleAtFixedRate(sampler::sample, 0, MemorySampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+        if (printer.interval() != null) {
+            long millis = printer.interval().toMillis();
+            scheduler.scheduleAtFixedRate(printer::tick, millis, millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** @return the memory peaks; call after {@link #close()} */
+    MemoryPeak peak() {
+        return sampler.peak();
+    }
+
+    /** Stops the monitor thread after one last sample, and ends the progress line. */
+    @Override
+    public void close() {
+        scheduler.shutdown();
+        try {
+            if (!scheduler.awaitTermination(1, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the monitor thread did not stop within 1 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping the monitor thread", e);
+        }
+        sampler.sample(); // the main thread now owns the sampler: the scheduler has terminated
+        printer.finish();
+    }
+}

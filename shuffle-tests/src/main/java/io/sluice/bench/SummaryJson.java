@@ -1,0 +1,53 @@
+package io.sluice.bench;
+
+/**
+ * Prints a {@link RunSummary} as one line of JSON for scripts. Times in seconds or microseconds,
+ * sizes in bytes, rates per second. Stateless; any thread.
+ */
+final class SummaryJson {
+
+    private static final double NANOS_PER_SECOND = 1e9;
+    private static final double NANOS_PER_MICRO = 1e3;
+    private static final double BYTES_PER_GB = 1e9;
+
+    private SummaryJson() {
+    }
+
+    /**
+     * @param summary the run's results
+     * @return one JSON object and a newline
+     */
+    static String format(RunSummary summary) {
+        LatencySummary latency = summary.latency();
+        MemoryPeak memory = summary.memory();
+        JsonObject json = new JsonObject()
+                .put("command", summary.command())
+                .put("verdict", summary.passed() ? "PASS" : "FAIL")
+                .put("failure", summary.failure())
+                .put("shape", summary.shape())
+                .put("producers", summary.producers())
+                .put("consumers", summary.consumers())
+                .put("channels", summary.channels())
+                .put("recordSizes", summary.recordSizes())
+                .put("bytes", summary.bytes())
+                .put("records", summary.records())
+                .put("wallSeconds", summary.wallNanos() / NANOS_PER_SECOND)
+                .put("gigabytesPerSecond", summary.bytesPerSecond() / BYTES_PER_GB)
+                .put("recordsPerSecond", summary.recordsPerSecond())
+                .put("latencyMicros", new JsonObject()
+                        .put("count", latency.count())
+                        .put("p50", latency.p50() / NANOS_PER_MICRO)
+                        .put("p99", latency.p99() / NANOS_PER_MICRO)
+                        .put("p999", latency.p999() / NANOS_PER_MICRO)
+                        .put("max", latency.max() / NANOS_PER_MICRO))
+                .put("memory", new JsonObject()
+                        .put("networkPeakBytes", memory.networkPeakBytes())
+                        .put("networkTotalBytes", memory.networkTotalBytes())
+                        .put("buffersInUseAtPeak", memory.buffersAtPeak())
+                        .put("totalBuffers", memory.totalBuffers())
+                        .put("directPeakBytes", memory.directPeakBytes())
+                        .put("processPeakRssBytes", memory.processPeakRssBytes()))
+                .put("buffersNotReturned", summary.buffersNotReturned());
+        return json + "\n";
+    }
+}

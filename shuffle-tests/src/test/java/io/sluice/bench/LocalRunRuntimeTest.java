@@ -1,0 +1,85 @@
+package io.sluice.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** The default command moving real data in this JVM; skipped until the implementation is on the class path. */
+@Tag("runtime")
+class LocalRunRuntimeTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @BeforeEach
+    void needsTheImplementation() {
+        ShuffleRuntime.assumeAvailable();
+    }
+
+    @Test
+    void defaultShape_smallerVolume_verifiesEveryRecordAndReturnsEveryBuffer() {
+        int status = run("--bytes", "64m", "--json", "--progress", "off");
+
+        String json = text(out);
+        assertEquals(Main.EXIT_PASS, status, json + text(err));
+        assertEquals("PASS", JsonFields.string(json, "verdict"));
+        assertEquals(16, JsonFields.number(json, "channels"));
+        assertTrue(JsonFields.number(json, "bytes") >= 64L << 20, json);
+        assertEquals(JsonFields.number(json, "records"), JsonFields.number(json, "count"), "every record's latency is measured");
+        assertEquals(0, JsonFields.number(json, "buffersNotReturned"));
+        assertTrue(JsonFields.number(json, "buffersInUseAtPeak") > 0, json);
+    }
+
+    @Test
+    void oneEnvironment_localTransport_andTimedRuns_passToo() {
+        assertEquals(Main.EXIT_PASS, run("--environments", "1", "--bytes", "16m", "--json", "--progress", "off"), text(out));
+        assertEquals(Main.EXIT_PASS, run("--transport", "local", "--producers", "3", "--consumers", "2", "--bytes", "16m",
+                "--json", "--progress", "off"), text(out));
+        assertEquals(Main.EXIT_PASS, run("--duration", "1s", "--record-size", "100", "--flush-interval", "0", "--json",
+                "--progress", "off"), text(out));
+    }
+
+    @Test
+    void corruptedRecord_failsTheRunWithExit1NamingTheChannel() {
+        // Channel 6 = producer 1 -> consumer 2 of 4 x 4.
+        int status = run("--bytes", "16m", "--corrupt-record", "6:20", "--progress", "off");
+
+        String table = text(out);
+        assertEquals(Main.EXIT_FAIL, status, table);
+        assertTrue(table.contains("\nFAIL: RecordVerificationException: channel producer 1 -> consumer 2, input channel 1"
+                + " (record channel 6): record 20 ("), table);
+        assertTrue(table.contains("fails its checksum"), table);
+    }
+
+    @Test
+    void tooLittleMemory_failsWithTheOptionToRaise() {
+        int status = run("--memory", "64k", "--bytes", "1m", "--progress", "off");
+
+        String table = text(out);
+        assertEquals(Main.EXIT_FAIL, status, table);
+        assertTrue(table.contains("(--memory)"), table);
+    }
+
+    @Test
+    void plainProgress_printsLinesOnStderr() {
+        assertEquals(Main.EXIT_PASS, run("--duration", "3s", "--progress", "plain", "--record-size", "1k"), text(out));
+
+        assertTrue(text(err).startsWith("progress "), text(err));
+    }
+
+    private int run(String... args) {
+        out.reset();
+        err.reset();
+        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private static String text(ByteArrayOutputStream stream) {
+        return stream.toString(StandardCharsets.UTF_8);
+    }
+}
