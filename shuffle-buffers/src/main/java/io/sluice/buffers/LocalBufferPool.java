@@ -346,7 +346,8 @@ public final class LocalBufferPool implements BufferRecycler {
             if (segment == null) {
                 segment = takeFromGlobalLocked();
             }
-            boolean reachedCap = segment != null && subpartition != NO_SUBPARTITION && countTowardCapLocked(subpartition);
+            boolean reachedCap =
+                    segment != null && subpartition != NO_SUBPARTITION && countTowardCapLocked(subpartition);
             mayChangeAvailability = availableSegments.isEmpty() || reachedCap;
         } finally {
             lock.unlock();

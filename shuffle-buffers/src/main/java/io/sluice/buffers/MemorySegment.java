@@ -141,7 +141,7 @@ public final class MemorySegment {
         source.position(sourcePosition + numBytes);
     }
 
-    /** Copies {@code numBytes} bytes from this segment at {@code offset} into {@code target} at {@code targetOffset}. */
+    /** Copies {@code numBytes} bytes from this segment at {@code offset} into {@code target} at its offset. */
     public void copyTo(int offset, MemorySegment target, int targetOffset, int numBytes) {
         ByteBuffer mem = memory(offset, numBytes);
         target.memory(targetOffset, numBytes).put(targetOffset, mem, offset, numBytes);

@@ -554,9 +554,10 @@ public final class NetworkBufferPool {
     private IOException insufficient(int requested, String purpose) {
         int available = totalSegments - requiredByPoolMinimums - reservedExclusive;
         return new IOException("Insufficient number of network buffers: required " + requested + ", but only "
-                + available + " available (requested " + purpose + "); total " + totalSegments + " segments of " + segmentSize
-                + " bytes, of which " + requiredByPoolMinimums + " are reserved by the minimums of " + pools.size()
-                + " buffer pools and " + reservedExclusive + " are exclusive. To fix it, " + RAISE_HINT + ".");
+                + available + " available (requested " + purpose + "); total " + totalSegments + " segments of "
+                + segmentSize + " bytes, of which " + requiredByPoolMinimums + " are reserved by the minimums of "
+                + pools.size() + " buffer pools and " + reservedExclusive + " are exclusive. To fix it, "
+                + RAISE_HINT + ".");
     }
 
     private void checkNotDestroyed(String operation) {

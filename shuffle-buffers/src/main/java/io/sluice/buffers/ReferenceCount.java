@@ -70,7 +70,7 @@ final class ReferenceCount {
     }
 
     private IllegalStateException illegalCount(int current, String operation) {
-        return new IllegalStateException("illegal reference count " + current + " on " + operation + " of a buffer over "
-                + segment + ": it was already recycled");
+        return new IllegalStateException("illegal reference count " + current + " on " + operation
+                + " of a buffer over " + segment + ": it was already recycled");
     }
 }

@@ -1,5 +1,7 @@
 package io.sluice.bench;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.Locale;
 
 /**
@@ -7,6 +9,9 @@ import java.util.Locale;
  * strings, whole and decimal numbers, null, and nested objects. Used by one thread.
  */
 final class JsonObject {
+
+    /** Figures of a benchmark are not more precise than this. */
+    private static final MathContext SIGNIFICANT_DIGITS = new MathContext(6);
 
     private final StringBuilder json = new StringBuilder("{");
 
@@ -27,9 +32,10 @@ final class JsonObject {
         return this;
     }
 
-    /** @return this, with a decimal member, 6 significant digits */
+    /** @return this, with a decimal member: 6 significant digits, plain notation, no trailing zeros */
     JsonObject put(String name, double value) {
-        name(name).append(String.format(Locale.ROOT, "%.6g", value));
+        BigDecimal rounded = new BigDecimal(value).round(SIGNIFICANT_DIGITS).stripTrailingZeros();
+        name(name).append(rounded.signum() == 0 ? "0" : rounded.toPlainString());
         return this;
     }
 

@@ -1,5 +1,7 @@
 package io.sluice.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -24,19 +26,18 @@ enum ProgressMode {
 
     /**
      * Java cannot ask isatty(2) directly; on Linux, file descriptor 2 links to a /dev/pts or
-     * /dev/tty device when stderr is a terminal. Elsewhere, a console means a terminal.
+     * /dev/tty device when stderr is a terminal. Elsewhere (no /proc), a console means a terminal.
      */
     private static boolean stderrIsTerminal() {
         Path stderr = Path.of("/proc/self/fd/2");
-        try {
-            if (Files.isSymbolicLink(stderr)) {
-                String target = Files.readSymbolicLink(stderr).toString();
-                return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
-            }
-        } catch (java.io.IOException | SecurityException | UnsupportedOperationException e) {
-            // Not Linux or not readable: fall back to the console check below.
+        if (!Files.isSymbolicLink(stderr)) {
             return System.console() != null;
         }
-        return System.console() != null;
+        try {
+            String target = Files.readSymbolicLink(stderr).toString();
+            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot tell whether stderr is a terminal; choose with --progress tty or plain", e);
+        }
     }
 }

@@ -1,7 +1,11 @@
 package io.sluice.bench;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -13,6 +17,7 @@ final class RunMonitor implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ProgressPrinter printer;
     private final MemorySampler sampler;
+    private final List<ScheduledFuture<?>> jobs = new ArrayList<>();
 
     /**
      * Starts the monitor thread.
@@ -28,10 +33,10 @@ final class RunMonitor implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        scheduler.scheduleAtFixedRate(sampler::sample, 0, MemorySampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+        jobs.add(scheduler.scheduleAtFixedRate(sampler::sample, 0, MemorySampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
         if (printer.interval() != null) {
             long millis = printer.interval().toMillis();
-            scheduler.scheduleAtFixedRate(printer::tick, millis, millis, TimeUnit.MILLISECONDS);
+            jobs.add(scheduler.scheduleAtFixedRate(printer::tick, millis, millis, TimeUnit.MILLISECONDS));
         }
     }
 
@@ -40,7 +45,12 @@ final class RunMonitor implements AutoCloseable {
         return sampler.peak();
     }
 
-    /** Stops the monitor thread after one last sample, and ends the progress line. */
+    /**
+     * Stops the monitor thread after one last sample, and ends the progress line.
+     *
+     * @throws IllegalStateException when a sample or a progress tick failed (a periodic job that
+     *     throws is not run again, so its failure is reported here), or the thread did not stop
+     */
     @Override
     public void close() {
         scheduler.shutdown();
@@ -48,6 +58,13 @@ final class RunMonitor implements AutoCloseable {
             if (!scheduler.awaitTermination(1, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the monitor thread did not stop within 1 s");
             }
+            for (ScheduledFuture<?> job : jobs) {
+                if (job.isDone() && !job.isCancelled()) { // a periodic job is only done when it threw
+                    job.get();
+                }
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("sampling memory or printing progress failed: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while stopping the monitor thread", e);

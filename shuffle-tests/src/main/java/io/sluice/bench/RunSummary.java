@@ -47,7 +47,8 @@ record RunSummary(String command, String shape, int producers, int consumers, St
         }
         if (command.equals(Command.SERVE.word())) {
             return "PASS: " + Units.count(records) + " records on " + channels()
-                    + " channels sent and fully consumed; every buffer returned";
+                    + " channels sent, every partition read to its end or released by its consumer (whose summary"
+                    + " has the verification); every buffer returned";
         }
         return "PASS: " + Units.count(records) + " records on " + channels()
                 + " channels arrived complete, in order and intact; every buffer returned";

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * Runs the tasks of one run, each on its own thread, and waits for them. The first failure wins:
@@ -64,7 +65,7 @@ final class TaskGroup {
      * @return the first failure (a {@link TimeoutException} on timeout), or null when every task succeeded
      * @throws InterruptedException when interrupted while waiting
      */
-    Throwable await(Duration timeout, java.util.function.Supplier<String> describeState) throws InterruptedException {
+    Throwable await(Duration timeout, Supplier<String> describeState) throws InterruptedException {
         if (!ended.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             fail(new TimeoutException("not finished within " + Units.seconds(timeout.toNanos()) + " (--timeout); "
                     + describeState.get()));

@@ -1,17 +1,15 @@
 package io.sluice.tests;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordFraming;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
-import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleMetrics;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -29,11 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A consumer that stops reading holds its producer back, inside the environment's memory. */
 class BackpressureTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
     private static final int SEGMENTS = 16;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, (long) SEGMENTS * SEGMENT_SIZE);
     /** About 4 MiB of records: hundreds of times what the environment can hold. */
     private static final int RECORDS = 2000;
     private static final long SEED = 7;
@@ -41,13 +36,11 @@ class BackpressureTest {
     @EveryLayout
     void consumerThatStopsReading_blocksEmitRecord_withinTheMemoryBudget_untilItReadsAgain(Layout layout)
             throws Exception {
-        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, CONFIG)) {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, MemoryConfig.of(SEGMENTS, SEGMENT_SIZE))) {
             RegisteredPartition partition = shuffle.registerPartition(1);
             ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
             writer.setup();
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
-            RecordReader reader = shuffle.reader(gate);
+            RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
             AtomicLong emittedRecords = new AtomicLong();
             AtomicLong emittedBytes = new AtomicLong();
             BackgroundTask<Long> producer = shuffle.fork("producer", () -> {
@@ -71,12 +64,13 @@ class BackpressureTest {
             long held = emittedBytes.get() + blockedAt * RecordFraming.LENGTH_BYTES;
             assertTrue(held <= budget, "the producer got " + held + " bytes (" + blockedAt
                     + " framed records) past a consumer that read nothing, but the memory budget is " + budget);
+            long usedBytes = 0;
             for (ShuffleEnvironment environment : shuffle.environments()) {
                 ShuffleMetrics metrics = environment.metrics();
-                int used = metrics.totalSegments() - metrics.availableSegments();
-                assertTrue(used > 0 && used <= SEGMENTS, environment.resourceId() + " uses " + used + " of "
-                        + SEGMENTS + " segments while its consumer does not read");
+                usedBytes += (long) (metrics.totalSegments() - metrics.availableSegments()) * SEGMENT_SIZE;
             }
+            assertTrue(usedBytes >= held, "the environments report " + usedBytes + " bytes of segments in use, "
+                    + "but hold " + held + " bytes nobody has read");
 
             // Reading again releases the producer, and everything arrives.
             RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
@@ -84,8 +78,8 @@ class BackpressureTest {
             BackgroundTask.awaitAll(Await.EVENTUALLY, producer, consumer);
             verifier.endOfChannel(0, producer.await(Await.EVENTUALLY));
             assertEquals(RECORDS, consumer.await(Await.EVENTUALLY), "records read after the consumer resumed");
-            System.out.printf("%s: producer blocked after %d records (%d bytes held, budget %d)%n", layout, blockedAt,
-                    held, budget);
+            System.out.printf("%s: producer blocked after %d records (%d bytes held in %d bytes of segments, "
+                    + "budget %d)%n", layout, blockedAt, held, usedBytes, budget);
         }
     }
 }

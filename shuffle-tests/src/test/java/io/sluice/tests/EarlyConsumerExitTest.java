@@ -4,11 +4,12 @@ import io.sluice.api.InputGate;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleOptions;
+import io.sluice.api.ShuffleEnvironment;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -17,15 +18,19 @@ import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import java.io.IOException;
 
-/** A consumer that leaves early (closes its gate) neither blocks its producer nor disturbs the other consumers. */
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A consumer that leaves early (its gate closed) neither blocks its producer nor disturbs the other consumers, and
+ * a consumer waiting in a gate that is closed under it wakes up.
+ */
 class EarlyConsumerExitTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(64, SEGMENT_SIZE);
     /** Per subpartition; about 20 MiB for the one that is left: far more than the partition's buffers. */
     private static final int RECORDS = 10_000;
     private static final int READ_BEFORE_LEAVING = 10;
@@ -38,8 +43,8 @@ class EarlyConsumerExitTest {
             RegisteredPartition partition = shuffle.registerPartition(2);
             ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
             writer.setup();
-            RecordReader staying = setUpReader(shuffle, partition, 0);
-            RecordReader leaving = setUpReader(shuffle, partition, 1);
+            RecordReader staying = shuffle.setUpReader("consumer 0", 0, partition);
+            RecordReader leaving = shuffle.setUpReader("consumer 1", 1, partition);
             BackgroundTask<Long> producer = shuffle.fork("producer", () -> {
                 RecordGenerator[] records = {generator(0), generator(1)};
                 for (int i = 0; i < RECORDS; i++) {
@@ -62,17 +67,31 @@ class EarlyConsumerExitTest {
             stayingVerifier.endOfChannel(0, producer.await(Await.EVENTUALLY));
             assertEquals(RECORDS, stayingConsumer.await(Await.EVENTUALLY), "records read by the consumer that stayed");
             // Finished, read to its end by one consumer and left by the other: nothing needs the partition now.
-            Await.until(() -> !shuffle.producerEnvironment().partitionsOccupyingLocalResources().contains(partition.id()),
+            ShuffleEnvironment producerEnvironment = shuffle.producerEnvironment();
+            Await.until(() -> !producerEnvironment.partitionsOccupyingLocalResources().contains(partition.id()),
                     Await.EVENTUALLY, () -> "partition " + partition.id() + " released; still occupying: "
-                            + shuffle.producerEnvironment().partitionsOccupyingLocalResources());
+                            + producerEnvironment.partitionsOccupyingLocalResources());
         }
     }
 
-    private static RecordReader setUpReader(ShuffleFixture shuffle, RegisteredPartition partition, int subpartition)
-            throws Exception {
-        InputGate gate = shuffle.createGate("consumer " + subpartition, subpartition, partition);
-        gate.setup();
-        return shuffle.reader(gate);
+    @EveryLayout
+    void closingAGate_wakesItsWaitingConsumer_withAFailureRatherThanAnEnd(Layout layout) throws Exception {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, CONFIG)) {
+            RegisteredPartition partition = shuffle.registerPartition(1);
+            shuffle.createWriter("producer", partition).setup();
+            InputGate gate = shuffle.createGate("consumer", 0, partition);
+            gate.setup();
+            RecordReader reader = shuffle.reader(gate);
+            BackgroundTask<Long> consumer = shuffle.fork("consumer",
+                    () -> RecordTraffic.readToEnd(reader, new RecordVerifier("consumer", new int[] {0})));
+            consumer.awaitParkedIn("getNext", Await.EVENTUALLY);
+
+            gate.close(); // from another thread, as an engine cancelling the consuming task does
+
+            Throwable failure = consumer.awaitFailure(Await.EVENTUALLY);
+            assertTrue(failure instanceof IOException || failure instanceof IllegalStateException,
+                    "a closed gate is reported as a failure of the read, not as the end of the data: " + failure);
+        }
     }
 
     private static RecordGenerator generator(int channel) {

@@ -1,13 +1,11 @@
 package io.sluice.tests;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
-import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 
@@ -22,25 +20,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** Events among records: a priority event overtakes the queued records, other events keep their place. */
 class EventOrderTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
     private static final int SUBPARTITIONS = 2;
     /** Record 7 spans three buffers, so the priority event also overtakes a record cut across buffers. */
     private static final int SPANNING_RECORD = 7;
 
     @EveryLayout
     void priorityEvent_overtakesQueuedRecords_whileOtherEventsKeepTheirPlace(Layout layout) throws Exception {
-        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, CONFIG)) {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, MemoryConfig.of(64, SEGMENT_SIZE))) {
             RegisteredPartition partition = shuffle.registerPartition(SUBPARTITIONS);
             ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
             writer.setup();
             List<RecordReader> readers = new ArrayList<>();
             for (int s = 0; s < SUBPARTITIONS; s++) {
-                InputGate gate = shuffle.createGate("consumer " + s, s, partition);
-                gate.setup();
-                readers.add(shuffle.reader(gate));
+                readers.add(shuffle.setUpReader("consumer " + s, s, partition));
             }
 
             emitRecords(writer, 0, 5);

@@ -1,6 +1,5 @@
 package io.sluice.tests;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
@@ -9,6 +8,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -26,9 +26,8 @@ import java.time.Duration;
  */
 class FlushIntervalTest {
 
-    private static final ShuffleConfig BASE = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, 32768L)
-            .with(ShuffleOptions.MEMORY_TOTAL, 32L * 32768);
+    /** Default-sized segments: one small record is far from filling one. */
+    private static final ShuffleConfig BASE = MemoryConfig.of(32, 32 << 10);
     /** Longer than any test: data that waits for this interval would never arrive. */
     private static final Duration NEVER = Duration.ofHours(1);
     private static final long SEED = 19;
@@ -89,9 +88,7 @@ class FlushIntervalTest {
             RegisteredPartition partition = shuffle.registerPartition(1);
             ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
             writer.setup();
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
-            RecordReader reader = shuffle.reader(gate);
+            RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
             BackgroundTask<Void> consumer = shuffle.fork("consumer", () -> {
                 RecordTraffic.read(reader, new RecordVerifier("consumer", new int[] {0}), 1);
                 return null;

@@ -1,14 +1,13 @@
 package io.sluice.tests;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.MixedSizeRecords;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
@@ -33,9 +32,8 @@ class ManyRecordsShuffleTest {
     private static final long SEED = 0x51_0C_E5L;
     /** Small segments: three times a segment stays a modest record, and framing crosses buffer ends often. */
     private static final int SEGMENT_SIZE = 8 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 16L << 20);
+    /** 16 MiB per environment. */
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(2048, SEGMENT_SIZE);
     /** A hang guard for the whole run; a healthy run on two cores takes a few seconds. */
     private static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
 
@@ -47,9 +45,7 @@ class ManyRecordsShuffleTest {
             writer.setup();
             List<BackgroundTask<StreamDigest.Summary>> consumers = new ArrayList<>(SUBPARTITIONS);
             for (int s = 0; s < SUBPARTITIONS; s++) {
-                InputGate gate = shuffle.createGate("consumer " + s, s, partition);
-                gate.setup();
-                RecordReader reader = shuffle.reader(gate);
+                RecordReader reader = shuffle.setUpReader("consumer " + s, s, partition);
                 int subpartition = s;
                 consumers.add(shuffle.fork("consumer " + s, () -> consume(reader, subpartition)));
             }
@@ -105,8 +101,9 @@ class ManyRecordsShuffleTest {
         StreamDigest digest = new StreamDigest();
         for (RecordOrEvent next = reader.next(); next != null; next = reader.next()) {
             if (next.isEvent() || next.channelIndex() != 0) {
-                throw new AssertionError("consumer " + subpartition + " got " + (next.isEvent() ? "an event" : "a record")
-                        + " on channel " + next.channelIndex() + " after " + expected.count() + " records");
+                throw new AssertionError("consumer " + subpartition + " got "
+                        + (next.isEvent() ? "an event" : "a record") + " on channel " + next.channelIndex()
+                        + " after " + expected.count() + " records");
             }
             ByteBuffer record = next.data();
             expected.expectNext(record);

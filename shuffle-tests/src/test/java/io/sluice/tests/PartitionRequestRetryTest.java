@@ -1,6 +1,5 @@
 package io.sluice.tests;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
@@ -10,6 +9,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -28,10 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A gate may be set up before its producer: its request is retried with backoff, then given up. */
 class PartitionRequestRetryTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig BASE = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
+    private static final ShuffleConfig BASE = MemoryConfig.of(64, SEGMENT_SIZE);
     private static final int RECORDS = 1000;
     private static final long SEED = 17;
 
@@ -43,11 +41,9 @@ class PartitionRequestRetryTest {
                 .with(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF, Duration.ofSeconds(10));
         try (ShuffleFixture shuffle = ShuffleFixture.start(layout, config)) {
             RegisteredPartition partition = shuffle.registerPartition(1);
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
+            RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
             assertFalse(shuffle.producerEnvironment().partitionsOccupyingLocalResources().contains(partition.id()),
-                    "the producer has not appeared when the gate requests its partition");
-            RecordReader reader = shuffle.reader(gate);
+                    "the producer had not appeared when the gate requested its partition");
             RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
             BackgroundTask<Long> consumer = shuffle.fork("consumer", () -> RecordTraffic.readToEnd(reader, verifier));
 
@@ -68,7 +64,7 @@ class PartitionRequestRetryTest {
     }
 
     @EveryLayout
-    void gateWhoseProducerNeverAppears_failsWithPartitionNotFoundException_afterTheBackoff(Layout layout)
+    void gateWhoseProducerNeverAppears_failsWithPartitionNotFoundException_onceItsRetriesRunOut(Layout layout)
             throws Exception {
         Duration initial = Duration.ofMillis(20);
         Duration max = Duration.ofMillis(160);
@@ -77,10 +73,8 @@ class PartitionRequestRetryTest {
                 .with(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF, max);
         try (ShuffleFixture shuffle = ShuffleFixture.start(layout, config)) {
             RegisteredPartition partition = shuffle.registerPartition(1);
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
             long start = System.nanoTime();
-            gate.setup();
-            RecordReader reader = shuffle.reader(gate);
+            RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
             BackgroundTask<Long> consumer = shuffle.fork("consumer",
                     () -> RecordTraffic.readToEnd(reader, new RecordVerifier("consumer", new int[] {0})));
 

@@ -1,15 +1,14 @@
 package io.sluice.tests;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -26,9 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A producer that fails, or gives up without finishing, fails the consumers that are reading it. */
 class ProducerFailureTest {
 
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, 4096L)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * 4096);
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(64, MemoryConfig.SMALL_SEGMENT);
     /** The promise for a failure to reach a waiting consumer. */
     private static final Duration FAILURE_DEADLINE = Duration.ofSeconds(1);
     private static final int RECORDS_BEFORE_FAILURE = 5;
@@ -77,9 +74,7 @@ class ProducerFailureTest {
      */
     private static BackgroundTask<Long> startWaitingConsumer(ShuffleFixture shuffle, RegisteredPartition partition,
                                                              ResultPartitionWriter writer) throws Exception {
-        InputGate gate = shuffle.createGate("consumer", 0, partition);
-        gate.setup();
-        RecordReader reader = shuffle.reader(gate);
+        RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
         RecordGenerator records = new RecordGenerator(0, SEED, RecordSizes.uniform(RecordFormat.HEADER_BYTES, 100));
         RecordTraffic.emit(writer, 0, records, RECORDS_BEFORE_FAILURE);
         writer.flushAll();

@@ -3,13 +3,12 @@ package io.sluice.tests;
 import io.sluice.api.InputGate;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
-import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.api.UnionInputGate;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -27,10 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** One consumer thread reads a 1-channel and a 3-channel gate as one union gate. */
 class UnionGateTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 128L * SEGMENT_SIZE);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
     private static final int EARLY_RECORDS = 200;
     private static final int LATE_RECORDS_PER_CHANNEL = 2000;
     private static final long SEED = 23;
@@ -38,7 +34,7 @@ class UnionGateTest {
     @EveryLayout
     void unionOfOneAndThreeChannelGates_deliversEveryRecordWithItsUnionChannel_andFinishesOnceBothHave(Layout layout)
             throws Exception {
-        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, CONFIG)) {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, MemoryConfig.of(128, SEGMENT_SIZE))) {
             RegisteredPartition early = shuffle.registerPartition(1);
             RegisteredPartition[] late = {
                 shuffle.registerPartition(1), shuffle.registerPartition(1), shuffle.registerPartition(1)};
@@ -77,7 +73,8 @@ class UnionGateTest {
             });
 
             RecordVerifier verifier = new RecordVerifier("union consumer", new int[] {0, 1, 2, 3});
-            BackgroundTask<Long> consumer = shuffle.fork("union consumer", () -> RecordTraffic.readToEnd(reader, verifier));
+            BackgroundTask<Long> consumer = shuffle.fork("union consumer",
+                    () -> RecordTraffic.readToEnd(reader, verifier));
             BackgroundTask.awaitAll(Await.EVENTUALLY, earlyProducer, lateProducers, consumer);
 
             verifier.endOfChannel(0, earlyProducer.await(Await.EVENTUALLY));
@@ -93,8 +90,8 @@ class UnionGateTest {
         }
     }
 
-    private static ResultPartitionWriter setUpWriter(ShuffleFixture shuffle, String owner, RegisteredPartition partition)
-            throws Exception {
+    private static ResultPartitionWriter setUpWriter(ShuffleFixture shuffle, String owner,
+                                                     RegisteredPartition partition) throws Exception {
         ResultPartitionWriter writer = shuffle.createWriter(owner, partition);
         writer.setup();
         return writer;

@@ -85,8 +85,12 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
             }
         }
         if (keep) {
-            // A notification that came before the view was published found nothing to read: tell the gate again.
-            notifyChannelNonEmpty();
+            // A notification that came before the view was published found nothing to read: tell the gate again,
+            // but only if there is something (data, an event, or a release to report), so that the gate's
+            // availability future does not complete for nothing.
+            if (created.isAvailable(1) || created.isReleased()) {
+                notifyChannelNonEmpty();
+            }
         } else {
             created.releaseAllResources();
         }

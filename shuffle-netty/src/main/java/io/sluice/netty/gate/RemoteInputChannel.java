@@ -402,12 +402,16 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         announceCredit(added);
     }
 
-    /** A floating buffer from the gate's pool, while this channel waits for one. Recycling thread. */
+    /**
+     * A floating buffer from the gate's pool, while this channel waits for one. Taken only while the channel holds
+     * fewer than it requires (the backlog may have dropped since it registered); otherwise it goes back to the pool,
+     * which hands it to the next waiting channel. Recycling thread.
+     */
     @Override
     public boolean notifyBufferAvailable(Buffer buffer) {
         boolean stillWaiting;
         synchronized (buffersLock) {
-            if (released || !waitingForFloatingBuffers) {
+            if (released || !waitingForFloatingBuffers || availableBuffersLocked() >= numRequiredBuffers) {
                 waitingForFloatingBuffers = false;
                 stillWaiting = false;
             } else {

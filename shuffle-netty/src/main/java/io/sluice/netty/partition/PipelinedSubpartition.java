@@ -325,8 +325,12 @@ public final class PipelinedSubpartition {
 
     private int getNumberOfFinishedBuffersUnsafe() {
         int size = buffers.size();
-        if (size == 1 && buffers.peekLast().isFinished()) {
-            return 1;
+        if (size == 1) {
+            // A lone event is complete from the start, and nothing may follow to announce it (the end of the
+            // partition never has a successor). A lone data buffer may still be under construction: it waits for a
+            // flush or the next element. (BufferConsumer.isFinished() is no test here: it turns true only once
+            // every byte was read, so it would miss an unread event and count a buffer with nothing left to read.)
+            return buffers.peekLast().isBuffer() ? 0 : 1;
         }
         // Every element but the last is finished: only the tail may be under construction.
         return Math.max(0, size - 1);

@@ -91,6 +91,11 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         return allReaders.get(receiverId);
     }
 
+    /** Readers waiting in the available-readers queue now (each counted as often as it sits there). Event loop. */
+    int availableReaderCount() {
+        return availableReaders.size();
+    }
+
     /** Adds credit announced by a receiver and sends what it allows. Event loop. */
     void addCreditOrResume(InputChannelId receiverId, int credit) {
         assert ctx.executor().inEventLoop();

@@ -16,6 +16,7 @@ import io.sluice.api.ResultPartitionId;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import io.sluice.netty.testing.Await;
+import io.sluice.netty.testing.BackgroundTask;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.RecordingAvailabilityListener;
 import io.sluice.netty.testing.TestRecords;
@@ -27,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -91,14 +91,18 @@ class SingleInputGateTest {
         assertTrue(partition.isReleased(), "read to its end and its reader gone: the partition is released");
     }
 
-    // SIG-2 [core]
+    // SIG-2 [core], SIG-1 (local part: local channels take no memory)
     @Test
-    void setup_givesEveryLocalChannelTheViewOfItsSubpartition() throws Exception {
+    void setup_givesEveryLocalChannelTheViewOfItsSubpartition_andTakesNoMemory() throws Exception {
         ResultPartition[] partitions = new ResultPartition[3];
         for (int i = 0; i < partitions.length; i++) {
             partitions[i] = fixture.setUpPartition(2);
         }
+        int freeBefore = fixture.globalPool().getNumberOfAvailableMemorySegments();
+
         SingleInputGate gate = setUpGate(1, partitions);
+
+        assertEquals(freeBefore, fixture.globalPool().getNumberOfAvailableMemorySegments());
 
         for (ResultPartition partition : partitions) {
             IllegalStateException taken = assertThrows(IllegalStateException.class,
@@ -205,23 +209,14 @@ class SingleInputGateTest {
     void close_wakesAConsumerBlockedInGetNext_withIllegalStateException() throws Exception {
         ResultPartition partition = fixture.setUpPartition(1);
         SingleInputGate gate = setUpGate(0, partition);
-        CompletableFuture<Object> outcome = new CompletableFuture<>();
-        Thread consumer = new Thread(() -> {
-            try {
-                outcome.complete(gate.getNext());
-            } catch (Throwable t) {
-                outcome.completeExceptionally(t);
-            }
-        }, "blocked-consumer");
-        consumer.start();
-        Await.blocked(consumer);
+        BackgroundTask consumer = BackgroundTask.start("blocked-consumer", gate::getNext);
+        Await.blocked(consumer.thread());
 
         gate.close();
 
-        ExecutionException woken = assertThrows(ExecutionException.class, () -> outcome.get(10, TimeUnit.SECONDS));
+        ExecutionException woken = assertThrows(ExecutionException.class, consumer::awaitDone);
         assertTrue(woken.getCause() instanceof IllegalStateException, String.valueOf(woken.getCause()));
         assertTrue(woken.getCause().getMessage().contains("closed"), woken.getCause().getMessage());
-        consumer.join();
     }
 
     // SIG-9

@@ -29,6 +29,11 @@ record Polled(byte[] bytes, boolean isBuffer, boolean endOfPartition, boolean is
     static Polled take(ResultSubpartitionView view) {
         BufferAndBacklog next = view.getNextBuffer();
         assertNotNull(next, "expected an element from " + view);
+        return from(next);
+    }
+
+    /** Copies {@code next} and recycles its buffer once. */
+    static Polled from(BufferAndBacklog next) {
         Buffer buffer = next.buffer();
         try {
             boolean end = !buffer.isBuffer() && EventSerializer.isEndOfPartition(buffer);

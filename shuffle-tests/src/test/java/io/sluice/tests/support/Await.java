@@ -1,10 +1,7 @@
 package io.sluice.tests.support;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -40,26 +37,6 @@ public final class Await {
                 throw new AssertionError("Not within " + timeout.toMillis() + " ms: " + description.get());
             }
             LockSupport.parkNanos(CHECK_INTERVAL_NANOS);
-        }
-    }
-
-    /**
-     * Waits until {@code future} is done, successfully or not.
-     *
-     * @param future the future to wait for
-     * @param timeout when to give up
-     * @param description what is awaited, for the failure message
-     * @throws AssertionError when it is not done within {@code timeout}
-     * @throws InterruptedException when the calling thread is interrupted
-     */
-    public static void done(CompletableFuture<?> future, Duration timeout, String description)
-            throws InterruptedException {
-        try {
-            future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            // Done exceptionally is done: the caller looks at what the future reports.
-        } catch (TimeoutException e) {
-            throw new AssertionError("Not within " + timeout.toMillis() + " ms: " + description, e);
         }
     }
 }

@@ -13,6 +13,7 @@ import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
+import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleServiceFactory;
@@ -26,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * The shuffle of one integration test, built only through the public API: the environments of a {@link Layout}
@@ -44,7 +46,8 @@ import java.util.concurrent.TimeoutException;
  * }</pre>
  *
  * <p>Producers run in the layout's first environment and consumers in its last (the same one in
- * {@link Layout#ONE_ENVIRONMENT}). Threads: built and closed by the test's thread; writers, gates and readers are
+ * {@link Layout#ONE_ENVIRONMENT}); {@link #start(Transport, ShuffleConfig)} makes two environments connected by a
+ * transport instead, for the remote path. Threads: built and closed by the test's thread; writers, gates and readers are
  * then used by the threads the test hands them to; {@link #fork} may be called from any thread.
  */
 public final class ShuffleFixture implements AutoCloseable {
@@ -83,13 +86,48 @@ public final class ShuffleFixture implements AutoCloseable {
      */
     public static ShuffleFixture start(Layout layout, ShuffleConfig config) throws IOException {
         ShuffleConfig effective = layout.configure(config);
+        return start(effective, layout.environments(), resourceId -> layout.context(effective, resourceId));
+    }
+
+    /**
+     * Two environments connected by a transport, each with its own data server bound to loopback: producers in the
+     * first ({@code env-0}), consumers in the second ({@code env-1}), so every channel is remote.
+     *
+     * @param transport what the environments talk over
+     * @param config both environments' configuration ({@code shuffle.netty.transport} is set to the transport's)
+     * @return the fixture; close it
+     * @throws IOException when the service cannot be loaded or an environment cannot start
+     */
+    public static ShuffleFixture start(Transport transport, ShuffleConfig config) throws IOException {
+        return start(transport, 2, config);
+    }
+
+    /**
+     * Like {@link #start(Transport, ShuffleConfig)} with any number of environments; with one, its producers are
+     * elsewhere (another process) and reached through descriptors the test makes into {@link RegisteredPartition}s.
+     *
+     * @param transport what the environments talk over
+     * @param environments how many to start, named {@code env-0}, {@code env-1}, ...
+     * @param config every environment's configuration ({@code shuffle.netty.transport} is set to the transport's)
+     * @return the fixture; close it
+     * @throws IOException when the service cannot be loaded or an environment cannot start
+     */
+    public static ShuffleFixture start(Transport transport, int environments, ShuffleConfig config)
+            throws IOException {
+        ShuffleConfig effective = transport.configure(config);
+        return start(effective, environments, resourceId -> ShuffleEnvironmentContext.of(effective, resourceId));
+    }
+
+    private static ShuffleFixture start(ShuffleConfig effective, int environments,
+                                        Function<ResourceId, ShuffleEnvironmentContext> contextOf)
+            throws IOException {
         ShuffleServiceFactory factory = ShuffleServiceLoader.load(effective);
-        List<ShuffleEnvironment> created = new ArrayList<>(layout.environments());
+        List<ShuffleEnvironment> created = new ArrayList<>(environments);
         ShuffleMaster master = factory.createShuffleMaster(effective);
         try {
-            for (int i = 0; i < layout.environments(); i++) {
+            for (int i = 0; i < environments; i++) {
                 ShuffleEnvironment environment = factory.createShuffleEnvironment(
-                        layout.context(effective, new ResourceId("env-" + i)));
+                        contextOf.apply(new ResourceId("env-" + i)));
                 created.add(environment);
                 environment.start();
             }
@@ -130,9 +168,21 @@ public final class ShuffleFixture implements AutoCloseable {
      * @return its descriptor, for {@link #createWriter} and {@link #createGate}
      */
     public RegisteredPartition registerPartition(int numberOfSubpartitions) throws Exception {
+        return registerPartition(numberOfSubpartitions, 0);
+    }
+
+    /**
+     * Registers a new pipelined partition produced in the {@link #producerEnvironment()}, read over the given
+     * connection: remote channels to the same producer and connection index share one connection.
+     *
+     * @param numberOfSubpartitions one per consumer
+     * @param connectionIndex which of the connections to the producer its remote consumers use
+     * @return its descriptor, for {@link #createWriter} and {@link #createGate}
+     */
+    public RegisteredPartition registerPartition(int numberOfSubpartitions, int connectionIndex) throws Exception {
         ShuffleEnvironment producer = producerEnvironment();
         PartitionDescriptor partition = new PartitionDescriptor(ResultPartitionId.random(),
-                PartitionType.PIPELINED_BOUNDED, numberOfSubpartitions, 0);
+                PartitionType.PIPELINED_BOUNDED, numberOfSubpartitions, connectionIndex);
         ShuffleDescriptor descriptor;
         try {
             descriptor = master.registerPartitionWithProducer(partition,
@@ -179,6 +229,23 @@ public final class ShuffleFixture implements AutoCloseable {
             gates.add(gate);
         }
         return gate;
+    }
+
+    /**
+     * Creates a gate like {@link #createGate}, sets it up (which requests its partitions) and returns a record
+     * reader over it.
+     *
+     * @param ownerName the consuming task's name
+     * @param subpartitionIndex the subpartition every channel reads
+     * @param channels the partitions to read, channel {@code i} reading {@code channels[i]}
+     * @return the reader, closed with the fixture
+     * @throws IOException when the gate's setup fails
+     */
+    public RecordReader setUpReader(String ownerName, int subpartitionIndex, RegisteredPartition... channels)
+            throws IOException {
+        InputGate gate = createGate(ownerName, subpartitionIndex, channels);
+        gate.setup();
+        return reader(gate);
     }
 
     /**

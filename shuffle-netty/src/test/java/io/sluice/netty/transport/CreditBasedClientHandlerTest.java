@@ -1,0 +1,419 @@
+package io.sluice.netty.transport;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.sluice.api.BufferOrEvent;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ShuffleException;
+import io.sluice.api.TransportException;
+import io.sluice.buffers.Buffer;
+import io.sluice.buffers.NetworkBufferPool;
+import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.gate.InputChannelId;
+import io.sluice.netty.gate.RecordingTimer;
+import io.sluice.netty.gate.RemoteChannels;
+import io.sluice.netty.gate.RemoteInputChannel;
+import io.sluice.netty.gate.SingleInputGate;
+import io.sluice.netty.testing.MemoryAssertions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The client end of a connection: buffers routed to their remote channels, credit batched into AddCredit, data for
+ * released or unknown channels cancelled, and errors sent to one channel or to all (BEHAVIOURS sections 11 and 12,
+ * CH-*, CTE-*). Real remote input channels with real pools receive the data; the server is a stream of encoded
+ * frames.
+ */
+@Timeout(30)
+class CreditBasedClientHandlerTest {
+
+    private static final int SEGMENT_SIZE = 4096;
+    private static final int SEGMENTS = 256;
+
+    private final NetworkBufferPool globalPool = new NetworkBufferPool(SEGMENTS, SEGMENT_SIZE);
+    private final RecordingTimer timer = new RecordingTimer();
+    private final RemoteChannels channels = new RemoteChannels(globalPool, timer);
+    private final CountingRecycler senderBuffers = new CountingRecycler();
+    private ClientConnection connection = new ClientConnection();
+
+    @AfterEach
+    void closeAndCheckForLeaks() {
+        connection.close();
+        channels.closeAll();
+        timer.shutdownNow();
+        MemoryAssertions.assertAllSegmentsReturned(globalPool);
+        globalPool.destroy();
+    }
+
+    // CH-2
+    @Test
+    void bufferWithBacklog_isQueuedAtItsChannel_whichBorrowsForTheBacklog_thenAnEmptyBufferTakesTheEmptyPath()
+            throws Exception {
+        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 8), 0);
+        connection.request(channel, 2);
+        assertEquals(List.of(new PartitionRequest(channel.partitionId(), 0, channel.inputChannelId(), 2)),
+                connection.written(), "the request carries the exclusive buffers as initial credit");
+
+        connection.receive(data(channel, 0, 2, 100));
+
+        assertEquals(4, RemoteChannels.requiredBuffers(channel), "backlog 2 + 2 exclusive");
+        assertEquals(4, RemoteChannels.availableBuffers(channel), "1 exclusive left + 3 floating borrowed");
+        assertEquals(3, channel.unannouncedCredit());
+
+        connection.receive(new BufferResponse(null, channel.inputChannelId(), 1, 0, DataType.DATA_BUFFER, 0));
+
+        assertFalse(RemoteChannels.hasError(channel), "an empty buffer in sequence is no error");
+        assertEquals(2, RemoteChannels.requiredBuffers(channel), "its backlog 0 was announced");
+        assertPayload(TestBuffers.pattern(100, 0), RemoteChannels.nextBuffer(channel));
+        assertNull(RemoteChannels.nextBuffer(channel), "the empty buffer queues nothing");
+        assertEquals(1, senderBuffers.recycled());
+    }
+
+    // CH-4, CH-10 (a channel that cannot take the buffer fails alone; the connection stays healthy)
+    @Test
+    void bufferForAChannelWithoutAFreeBuffer_failsThatChannelOnly_andTheFollowingFramesStillArrive()
+            throws Exception {
+        SingleInputGate gate = channels.gate(2, 1, 0);
+        RemoteInputChannel starved = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel healthy = RemoteChannels.channel(gate, 1);
+        connection.request(starved, 1);
+        connection.request(healthy, 1);
+        connection.written();
+
+        connection.receive(data(starved, 0, 0, 10), data(starved, 1, 0, 20), data(healthy, 0, 0, 30));
+
+        ShuffleException error = assertThrows(ShuffleException.class, () -> RemoteChannels.nextBuffer(starved));
+        IllegalStateException cause = assertInstanceOf(IllegalStateException.class, error.getCause());
+        assertTrue(cause.getMessage().contains("broke the credit contract"), cause.getMessage());
+        assertTrue(cause.getMessage().contains(RemoteChannels.PRODUCER.value()), cause.getMessage());
+        assertPayload(TestBuffers.pattern(30, 0), RemoteChannels.nextBuffer(healthy));
+        assertFalse(RemoteChannels.hasError(healthy));
+        assertTrue(connection.channel().isActive());
+        assertEquals(List.of(), connection.written(), "the channel is failed, not cancelled");
+        connection.channel().checkException();
+    }
+
+    // CH-5, RIC-5
+    @Test
+    void partitionNotFound_takesTheChannelsRetryPath_notAFailure() throws Exception {
+        channels.backoff(Duration.ofMillis(5), Duration.ofMillis(20));
+        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 0), 0);
+        connection.request(channel, 2);
+
+        connection.receive(new ErrorResponse(ErrorKind.PARTITION_NOT_FOUND, "not registered yet",
+                channel.partitionId(), channel.inputChannelId()));
+
+        assertFalse(RemoteChannels.hasError(channel));
+        assertEquals(List.of(5L), timer.delaysMillis(), "one retry scheduled after the initial backoff");
+    }
+
+    // CH-7
+    @Test
+    void creditOfTwoChannels_oneAddCreditEach_heldBackWhileUnwritable_sentWhenWritable() throws Exception {
+        SingleInputGate gate = channels.gate(2, 2, 8);
+        RemoteInputChannel first = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel second = RemoteChannels.channel(gate, 1);
+        connection.request(first, 2);
+        connection.request(second, 2);
+        connection.written();
+
+        connection.receive(data(first, 0, 1, 10), data(second, 0, 1, 10));
+        assertEquals(2, first.unannouncedCredit(), "2 floating buffers borrowed for backlog 1");
+        assertEquals(2, second.unannouncedCredit());
+        connection.notifyCreditAvailable(first);
+        connection.notifyCreditAvailable(second);
+        connection.notifyCreditAvailable(first);
+        connection.runPendingTasks();
+
+        assertEquals(List.of(new AddCredit(2, first.inputChannelId()), new AddCredit(2, second.inputChannelId())),
+                connection.written());
+        assertEquals(0, first.unannouncedCredit());
+        assertEquals(0, second.unannouncedCredit());
+        connection.runPendingTasks();
+        assertEquals(List.of(), connection.written(), "nothing more");
+
+        connection.setWritable(false);
+        connection.receive(data(first, 1, 1, 10));
+        assertEquals(1, first.unannouncedCredit());
+        connection.notifyCreditAvailable(first);
+        connection.runPendingTasks();
+        assertEquals(List.of(), connection.written(), "held back while the connection is unwritable");
+        assertEquals(1, first.unannouncedCredit(), "held, not dropped");
+
+        connection.setWritable(true);
+
+        assertEquals(List.of(new AddCredit(1, first.inputChannelId())), connection.written());
+        assertEquals(0, first.unannouncedCredit());
+    }
+
+    // CH-8
+    @Test
+    void releasedChannelAnnouncesNoCredit_nonLastCloseCancels_lastCloseSendsCloseRequestAndCloses()
+            throws Exception {
+        SingleInputGate gate = channels.gate(2, 2, 8);
+        RemoteInputChannel first = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel second = RemoteChannels.channel(gate, 1);
+        connection.request(first, 2);
+        connection.request(second, 2);
+        connection.written();
+        connection.receive(data(first, 0, 1, 10));
+        connection.notifyCreditAvailable(first);
+
+        RemoteChannels.release(first);
+        connection.client().close(first, true);
+        connection.runPendingTasks();
+
+        assertEquals(List.of(new CancelPartitionRequest(first.inputChannelId())), connection.written(),
+                "no AddCredit for the released channel, and a cancel as it is not the last");
+        assertTrue(connection.channel().isActive());
+
+        connection.client().close(second, true);
+        connection.runPendingTasks();
+
+        assertEquals(List.of(new CloseRequest()), connection.written());
+        assertFalse(connection.channel().isActive(), "the last channel closes the connection");
+        assertFalse(RemoteChannels.hasError(second), "an orderly close fails no channel");
+    }
+
+    // CH-9
+    @Test
+    void bufferForAChannelReleasedBeforeDecoding_takesNoBuffer_queuesNothing_andCancels() throws Exception {
+        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 0), 0);
+        connection.request(channel, 2);
+        connection.written();
+        RemoteChannels.release(channel);
+
+        connection.receive(data(channel, 0, 0, 50));
+
+        assertEquals(List.of(new CancelPartitionRequest(channel.inputChannelId())), connection.written());
+        assertNull(RemoteChannels.nextBuffer(channel));
+        assertFalse(RemoteChannels.hasError(channel));
+        assertEquals(SEGMENTS, globalPool.getNumberOfAvailableMemorySegments(), "no buffer was taken");
+    }
+
+    // CH-9
+    @Test
+    void bufferDecodedIntoAChannelReleasedMidFrame_isRecycledAndCancelled() throws Exception {
+        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 0), 0);
+        connection.request(channel, 2);
+        connection.written();
+        byte[] frame = connection.encode(data(channel, 0, 0, 1000));
+
+        connection.receiveRaw(Arrays.copyOfRange(frame, 0, 500), 500);
+        assertEquals(1, RemoteChannels.availableBuffers(channel), "the decoder holds one of the channel's buffers");
+        RemoteChannels.release(channel);
+        connection.receiveRaw(Arrays.copyOfRange(frame, 500, frame.length), frame.length);
+
+        assertEquals(List.of(new CancelPartitionRequest(channel.inputChannelId())), connection.written());
+        assertNull(RemoteChannels.nextBuffer(channel));
+        assertEquals(SEGMENTS, globalPool.getNumberOfAvailableMemorySegments(),
+                "the half-filled exclusive buffer went back to the global pool");
+    }
+
+    // CH-9, MSG-6
+    @Test
+    void bufferForAnUnknownReceiverMidStream_isCancelled_andTheFollowingFramesReachTheirChannel() throws Exception {
+        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 0), 0);
+        connection.request(channel, 2);
+        connection.written();
+        InputChannelId unknown = new InputChannelId(7, 7);
+
+        connection.receive(data(channel, 0, 0, 10),
+                new BufferResponse(TestBuffers.dataBuffer(300, 9, senderBuffers), unknown, 0, 0,
+                        DataType.DATA_BUFFER, 300),
+                data(channel, 1, 0, 20));
+
+        assertEquals(List.of(new CancelPartitionRequest(unknown)), connection.written());
+        assertPayload(TestBuffers.pattern(10, 0), RemoteChannels.nextBuffer(channel));
+        assertPayload(TestBuffers.pattern(20, 1), RemoteChannels.nextBuffer(channel));
+        assertFalse(RemoteChannels.hasError(channel));
+    }
+
+    // RIC-1 on the wire
+    @Test
+    void sequenceGapOnTheWire_failsThatChannel_andRecyclesTheBuffer() throws Exception {
+        SingleInputGate gate = channels.gate(2, 2, 0);
+        RemoteInputChannel gapped = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel other = RemoteChannels.channel(gate, 1);
+        connection.request(gapped, 2);
+        connection.request(other, 2);
+
+        connection.receive(data(gapped, 0, 0, 10), data(gapped, 2, 0, 10), data(other, 0, 0, 10));
+
+        ShuffleException error = assertThrows(ShuffleException.class, () -> RemoteChannels.nextBuffer(gapped));
+        assertTrue(error.getMessage().contains("expected buffer 1 but received 2"), error.getMessage());
+        assertEquals(1, RemoteChannels.availableBuffers(gapped), "the out-of-order buffer came back at once");
+        assertFalse(RemoteChannels.hasError(other));
+    }
+
+    // MSG-3 (events need no credit): an event arrives in a buffer of its own, not one of the channel's
+    @Test
+    void event_arrivesWithoutUsingTheChannelsBuffers() throws Exception {
+        SingleInputGate gate = channels.gate(1, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        connection.request(channel, 2);
+        Buffer event = EventSerializer.userEvent(ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)));
+
+        connection.receive(new BufferResponse(event, channel.inputChannelId(), 0, 0, DataType.EVENT_BUFFER,
+                event.readableBytes()));
+
+        assertEquals(2, RemoteChannels.availableBuffers(channel));
+        Optional<BufferOrEvent> next = gate.pollNext();
+        assertTrue(next.isPresent());
+        assertTrue(next.get().isEvent());
+        assertEquals("hello", StandardCharsets.UTF_8.decode(next.get().data()).toString());
+        next.get().recycle();
+    }
+
+    // CTE-2
+    @Test
+    void errorForOneChannel_failsOnlyIt_thenAFatalErrorFailsEveryChannel_andChannelsAddedLater() throws Exception {
+        SingleInputGate gate = channels.gate(3, 1, 0);
+        RemoteInputChannel failed = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel bystander = RemoteChannels.channel(gate, 1);
+        connection.request(failed, 1);
+        connection.request(bystander, 1);
+
+        connection.receive(new ErrorResponse(ErrorKind.PRODUCER_FAILED, "producer p failed: out of disk", null,
+                failed.inputChannelId()));
+
+        ProducerFailedException producerFailed = assertThrows(ProducerFailedException.class,
+                () -> RemoteChannels.nextBuffer(failed));
+        assertEquals("producer p failed: out of disk", producerFailed.getMessage());
+        assertFalse(RemoteChannels.hasError(bystander));
+
+        connection.receive(new ErrorResponse(ErrorKind.TRANSPORT, "server shutting down", null, null));
+
+        TransportException fatal = assertThrows(TransportException.class,
+                () -> RemoteChannels.nextBuffer(bystander));
+        assertTrue(fatal.getMessage().contains("server shutting down"), fatal.getMessage());
+        assertTrue(fatal.getMessage().contains(RemoteChannels.PRODUCER.value()), fatal.getMessage());
+        assertEquals(connection.channel().remoteAddress(), fatal.remoteAddress());
+        assertThrows(ProducerFailedException.class, () -> RemoteChannels.nextBuffer(failed),
+                "the first failure of a channel stays");
+        connection.channel().checkException();
+
+        RemoteInputChannel late = RemoteChannels.channel(gate, 2);
+        connection.request(late, 1);
+        assertSame(fatal, assertThrows(TransportException.class, () -> RemoteChannels.nextBuffer(late)));
+    }
+
+    // CTE-3
+    @Test
+    void connectionClosedByTheServer_failsEveryChannel_withTransportExceptionNamingTheProducer() throws Exception {
+        SingleInputGate gate = channels.gate(2, 1, 0);
+        connection.request(RemoteChannels.channel(gate, 0), 1);
+        connection.request(RemoteChannels.channel(gate, 1), 1);
+
+        connection.channel().close();
+        connection.runPendingTasks();
+
+        for (int i = 0; i < 2; i++) {
+            TransportException error = assertThrows(TransportException.class,
+                    () -> RemoteChannels.nextBuffer(RemoteChannels.channel(gate, 0)));
+            assertTrue(error.getMessage().contains(ClientConnection.CONNECTION.address().toString()),
+                    error.getMessage());
+            assertTrue(error.getMessage().contains(RemoteChannels.PRODUCER.value()), error.getMessage());
+            assertEquals(ClientConnection.CONNECTION.address(), error.remoteAddress());
+        }
+    }
+
+    // CTE-4, CH-11
+    @Test
+    void exceptionInThePipeline_failsEveryChannelWithTransportException_andClosesTheConnection() throws Exception {
+        SingleInputGate gate = channels.gate(2, 1, 0);
+        connection.request(RemoteChannels.channel(gate, 0), 1);
+        connection.request(RemoteChannels.channel(gate, 1), 1);
+        IOException reset = new IOException("Connection reset by peer");
+
+        connection.channel().pipeline().fireExceptionCaught(reset);
+        connection.runPendingTasks();
+
+        for (int i = 0; i < 2; i++) {
+            RemoteInputChannel channel = RemoteChannels.channel(gate, i);
+            TransportException error = assertThrows(TransportException.class,
+                    () -> RemoteChannels.nextBuffer(channel));
+            assertSame(reset, error.getCause());
+            assertTrue(error.getMessage().contains("Connection reset by peer"), error.getMessage());
+            assertTrue(error.getMessage().contains(RemoteChannels.PRODUCER.value()), error.getMessage());
+        }
+        assertFalse(connection.channel().isActive());
+        connection.channel().checkException();
+    }
+
+    // CTE-1
+    @Test
+    void failedWriteOfTheSecondRequest_failsOnlyTheChannelWhoseRequestFailed() throws Exception {
+        SingleInputGate gate = channels.gate(2, 1, 0);
+        RemoteInputChannel sent = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel lost = RemoteChannels.channel(gate, 1);
+        connection.close();
+        connection = new ClientConnection(new FailingRequestWrites(lost.inputChannelId()));
+
+        connection.request(sent, 1);
+        connection.request(lost, 1);
+
+        assertEquals(List.of(new PartitionRequest(sent.partitionId(), 0, sent.inputChannelId(), 1)),
+                connection.written());
+        TransportException error = assertThrows(TransportException.class, () -> RemoteChannels.nextBuffer(lost));
+        assertTrue(error.getMessage().contains(lost.partitionId().toString()), error.getMessage());
+        assertTrue(error.getMessage().contains("socket buffer gone"), error.getMessage());
+        assertFalse(RemoteChannels.hasError(sent));
+        assertTrue(connection.channel().isActive());
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+
+    /** A data BufferResponse of {@code size} pattern bytes (seed = sequence number) for {@code channel}. */
+    private BufferResponse data(RemoteInputChannel channel, int sequenceNumber, int backlog, int size) {
+        return new BufferResponse(TestBuffers.dataBuffer(size, sequenceNumber, senderBuffers),
+                channel.inputChannelId(), sequenceNumber, backlog, DataType.DATA_BUFFER, size);
+    }
+
+    /** The buffer holds exactly {@code expected}; it is recycled. */
+    private static void assertPayload(byte[] expected, Buffer buffer) {
+        try {
+            assertArrayEquals(expected, TestBuffers.readableBytes(buffer));
+        } finally {
+            buffer.recycleBuffer();
+        }
+    }
+
+    /** Fails the write of one receiver's PartitionRequest, as a broken socket would. Event loop. */
+    private static final class FailingRequestWrites extends ChannelOutboundHandlerAdapter {
+
+        private final InputChannelId receiver;
+
+        FailingRequestWrites(InputChannelId receiver) {
+            this.receiver = receiver;
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            if (msg instanceof PartitionRequest request && request.receiverId().equals(receiver)) {
+                promise.setFailure(new IOException("socket buffer gone"));
+                return;
+            }
+            ctx.write(msg, promise);
+        }
+    }
+}

@@ -1,0 +1,403 @@
+package io.sluice.netty.transport;
+
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.buffers.Buffer;
+import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.gate.InputChannelId;
+import io.sluice.netty.partition.BufferAndBacklog;
+import io.sluice.netty.partition.ResultPartition;
+import io.sluice.netty.partition.ResultSubpartitionView;
+import io.sluice.netty.testing.PartitionFixture;
+import io.sluice.netty.testing.TestRecords;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The send side of a server connection: which readers it serves, when, and with how much credit; what it answers for
+ * a failed producer; and what cancelling a reader releases (BEHAVIOURS section 10, PRQ-*, SRV-4). Real partitions
+ * produce the data; an {@link io.netty.channel.embedded.EmbeddedChannel} stands for the connection, and the bytes it
+ * writes are decoded again by the client decoder.
+ */
+@Timeout(30)
+class PartitionRequestQueueTest {
+
+    /** A record of this many bytes fills one 64-byte buffer exactly with its 4-byte length. */
+    private static final int ONE_BUFFER_RECORD = PartitionFixture.DEFAULT_SEGMENT_SIZE - 4;
+
+    private static final InputChannelId RECEIVER = new InputChannelId(1, 1);
+    private static final InputChannelId OTHER_RECEIVER = new InputChannelId(2, 2);
+
+    private final PartitionFixture fixture = new PartitionFixture();
+    private final ServerConnection connection = new ServerConnection(fixture.manager(), false, RECEIVER,
+            OTHER_RECEIVER);
+
+    @AfterEach
+    void closeAndCheckForLeaks() throws Exception {
+        connection.close();
+        fixture.close();
+    }
+
+    // PRQ-3
+    @Test
+    void oneBufferAndAmpleCredit_exactlyOneBufferResponse_thenNothing() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        emitOneBufferRecords(partition, 0, 1);
+
+        connection.send(request(partition, 0, RECEIVER, 100));
+
+        List<ServerConnection.Sent> sent = connection.writtenBuffers();
+        assertEquals(1, sent.size());
+        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
+        connection.runPendingTasks();
+        connection.assertNothingWritten();
+        CreditBasedViewReader reader = connection.reader(RECEIVER);
+        assertEquals(99, reader.credit());
+        assertFalse(reader.isQueued(), "nothing left to send");
+    }
+
+    // PRQ-4
+    @Test
+    void eventAtTheHead_goesOutWithoutCredit_andTheDataBehindItWaitsForCredit() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        partition.broadcastEvent(ByteBuffer.wrap("watermark".getBytes(StandardCharsets.UTF_8)), false);
+        emitOneBufferRecords(partition, 0, 1);
+
+        connection.send(request(partition, 0, RECEIVER, 0));
+
+        List<ServerConnection.Sent> sent = connection.writtenBuffers();
+        assertEquals(1, sent.size(), "only the event");
+        assertEquals(DataType.EVENT_BUFFER, sent.get(0).dataType());
+        assertArrayEquals(userEventBytes("watermark"), sent.get(0).payload());
+        CreditBasedViewReader reader = connection.reader(RECEIVER);
+        assertEquals(0, reader.credit(), "the event used no credit");
+        assertFalse(reader.isQueued(), "data without credit is not queued");
+
+        connection.send(new AddCredit(1, RECEIVER));
+
+        sent = connection.writtenBuffers();
+        assertEquals(1, sent.size());
+        assertSent(sent.get(0), RECEIVER, 1, 0, 0);
+    }
+
+    // PRQ-5
+    @Test
+    void zeroCredit_threeAddCreditsWhileBlocked_readerQueuedOnce_thenExactlyThreeBuffersOnUnblock() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        emitOneBufferRecords(partition, 0, 5);
+        connection.send(request(partition, 0, RECEIVER, 0));
+        CreditBasedViewReader reader = connection.reader(RECEIVER);
+        assertFalse(reader.isQueued(), "data without credit is not queued");
+        connection.assertNothingWritten();
+
+        connection.setWritable(false);
+        for (int credit = 1; credit <= 3; credit++) {
+            connection.send(new AddCredit(1, RECEIVER));
+            assertEquals(credit, reader.credit());
+            assertTrue(reader.isQueued());
+            assertEquals(1, connection.queue().availableReaderCount(), "queued once after " + credit + " AddCredit");
+        }
+        connection.assertNothingWritten();
+
+        connection.setWritable(true);
+
+        List<ServerConnection.Sent> sent = connection.writtenBuffers();
+        assertEquals(3, sent.size());
+        for (int i = 0; i < 3; i++) {
+            assertSent(sent.get(i), RECEIVER, i, i, 4 - i);
+        }
+        assertEquals(0, reader.credit());
+        assertFalse(reader.isQueued(), "data is pending but the credit is used up");
+        assertEquals(0, connection.queue().availableReaderCount());
+        assertEquals(2, partition.subpartition(0).getNumberOfQueuedBuffers(), "two buffers wait for credit");
+    }
+
+    // PRQ-2
+    @Test
+    void whileUnwritable_nothingIsWritten_thenAnEmptyReaderDoesNotStallOneWithFiveBuffers() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        emitOneBufferRecords(partition, 0, 5);
+        connection.setWritable(false);
+        CreditBasedViewReader emptyReader = new CreditBasedViewReader(OTHER_RECEIVER, ResultPartitionId.random(), 0,
+                5, connection.queue());
+        connection.queue().register(emptyReader);
+        emptyReader.setView(new AvailableButEmptyView());
+        emptyReader.notifyDataAvailable();
+        connection.runPendingTasks();
+        connection.send(request(partition, 0, RECEIVER, 5));
+
+        connection.assertNothingWritten();
+        assertEquals(2, connection.queue().availableReaderCount(), "both readers wait for writability");
+
+        connection.setWritable(true);
+
+        List<ServerConnection.Sent> sent = connection.writtenBuffers();
+        assertEquals(5, sent.size());
+        for (int i = 0; i < 5; i++) {
+            assertSent(sent.get(i), RECEIVER, i, i, 4 - i);
+        }
+        assertEquals(0, connection.queue().availableReaderCount());
+    }
+
+    // PRQ-1
+    @Test
+    void producerFailure_answersTheReceiverWithProducerFailed_carryingTheCausesMessage() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        emitOneBufferRecords(partition, 0, 2);
+        connection.send(request(partition, 0, RECEIVER, 0));
+
+        partition.fail(new IOException("disk on fire"));
+        connection.runPendingTasks();
+
+        ErrorResponse error = assertInstanceOf(ErrorResponse.class, connection.writtenOnce());
+        assertEquals(ErrorKind.PRODUCER_FAILED, error.kind());
+        assertEquals(RECEIVER, error.receiverId());
+        assertTrue(error.message().contains("disk on fire"), error.message());
+        assertTrue(error.message().contains(partition.partitionId().toString()), error.message());
+        ProducerFailedException raised = assertInstanceOf(ProducerFailedException.class,
+                error.toException(connection.channel().remoteAddress()));
+        assertEquals(error.message(), raised.getMessage());
+        assertNull(connection.reader(RECEIVER), "the failed reader is forgotten");
+    }
+
+    // PRQ-8
+    @Test
+    void cancel_ofAQueuedAndOfAnUnqueuedReader_releasesTheirViews_theirPartitionStays() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        emitOneBufferRecords(partition, 0, 2);
+        emitOneBufferRecords(partition, 1, 2);
+        connection.send(request(partition, 0, RECEIVER, 0));
+        connection.setWritable(false);
+        connection.send(request(partition, 1, OTHER_RECEIVER, 2));
+        assertFalse(connection.reader(RECEIVER).isQueued());
+        assertTrue(connection.reader(OTHER_RECEIVER).isQueued());
+
+        connection.send(new CancelPartitionRequest(RECEIVER), new CancelPartitionRequest(OTHER_RECEIVER),
+                new CancelPartitionRequest(new InputChannelId(9, 9)));
+        connection.setWritable(true);
+
+        connection.assertNothingWritten();
+        assertNull(connection.reader(RECEIVER));
+        assertNull(connection.reader(OTHER_RECEIVER));
+        assertEquals(0, connection.queue().availableReaderCount());
+        assertTrue(partition.subpartition(0).isReleased(), "the cancelled reader's data is dropped");
+        assertTrue(partition.subpartition(1).isReleased());
+        assertFalse(partition.isReleased(), "the partition itself stays");
+    }
+
+    // SRV-4
+    @Test
+    void cancelTwice_thenConnectionClose_releasesTheViewExactlyOnce() {
+        CreditBasedViewReader reader = new CreditBasedViewReader(RECEIVER, ResultPartitionId.random(), 0, 2,
+                connection.queue());
+        AvailableButEmptyView view = new AvailableButEmptyView();
+        connection.queue().register(reader);
+        reader.setView(view);
+
+        connection.send(new CancelPartitionRequest(RECEIVER));
+        connection.send(new CancelPartitionRequest(RECEIVER));
+        connection.closeConnection();
+
+        assertEquals(1, view.releases);
+        assertNull(connection.reader(RECEIVER));
+    }
+
+    // PRQ-4 (the end of the partition is an event too), CH-8 (server part: a finished reader is gone)
+    @Test
+    void endOfPartition_goesOutWithoutCredit_andTheReaderIsDoneAndTheFinishedPartitionReleased() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        emitOneBufferRecords(partition, 0, 1);
+        partition.finish();
+
+        connection.send(request(partition, 0, RECEIVER, 1));
+
+        List<ServerConnection.Sent> sent = connection.writtenBuffers();
+        assertEquals(2, sent.size());
+        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
+        assertEquals(DataType.EVENT_BUFFER, sent.get(1).dataType());
+        assertEquals(1, sent.get(1).sequenceNumber());
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), sent.get(1).payload());
+        assertNull(connection.reader(RECEIVER), "a reader read to its end is removed");
+        assertTrue(partition.isReleased(), "every subpartition was read: the partition let go of its memory");
+    }
+
+    // PRQ-5 (coalescing), DESIGN "one flush per event-loop pass"
+    @Test
+    void manyProducerNotificationsBeforeTheEventLoopRuns_areServedInOnePassWithOneFlush() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        connection.send(request(partition, 0, RECEIVER, 20));
+        int flushesBefore = connection.flushes();
+
+        for (int i = 0; i < 10; i++) {
+            partition.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
+            partition.flush(0);
+        }
+        connection.runPendingTasks();
+
+        List<ServerConnection.Sent> sent = connection.writtenBuffers();
+        assertEquals(10, sent.size());
+        for (int i = 0; i < 10; i++) {
+            assertSent(sent.get(i), RECEIVER, i, i, 9 - i);
+        }
+        assertEquals(1, connection.flushes() - flushesBefore, "one flush for the whole pass");
+        assertEquals(10, connection.reader(RECEIVER).credit());
+    }
+
+    // PRQ-4, PRQ-5: the credit invariant under random interleavings
+    @Test
+    void randomDataCreditAndWritability_noDataBufferBeyondTheCreditGranted_everyRecordArrivesInOrder()
+            throws Exception {
+        Random random = new Random(20240611);
+        ResultPartition partition = fixture.newPartition().buffers(2, 48).setUp();
+        int initialCredit = 2;
+        connection.send(request(partition, 0, RECEIVER, initialCredit));
+        long creditGranted = initialCredit;
+        long dataSent = 0;
+        List<byte[]> records = new ArrayList<>();
+        ByteArrayOutputStream received = new ByteArrayOutputStream();
+        List<ServerConnection.Sent> all = new ArrayList<>();
+
+        for (int step = 0; step < 2000; step++) {
+            int action = random.nextInt(10);
+            if (action < 5 && partition.subpartition(0).getNumberOfQueuedBuffers() < 30) {
+                byte[] record = TestRecords.recordBytes(1, records.size(), random.nextInt(150));
+                records.add(record);
+                partition.emitRecord(ByteBuffer.wrap(record), 0);
+                if (random.nextBoolean()) {
+                    partition.flush(0);
+                }
+                connection.runPendingTasks();
+            } else if (action < 8) {
+                int credit = 1 + random.nextInt(3);
+                creditGranted += credit;
+                connection.send(new AddCredit(credit, RECEIVER));
+            } else {
+                connection.setWritable(!connection.channel().isWritable());
+            }
+            for (ServerConnection.Sent sent : connection.writtenBuffers()) {
+                all.add(sent);
+                if (sent.dataType() == DataType.DATA_BUFFER) {
+                    dataSent++;
+                    received.writeBytes(sent.payload());
+                }
+            }
+            assertTrue(dataSent <= creditGranted, "step " + step + ": " + dataSent + " data buffers sent for "
+                    + creditGranted + " credit");
+        }
+        partition.finish();
+        connection.setWritable(true);
+        connection.send(new AddCredit(1000, RECEIVER));
+        for (ServerConnection.Sent sent : connection.writtenBuffers()) {
+            all.add(sent);
+            if (sent.dataType() == DataType.DATA_BUFFER) {
+                received.writeBytes(sent.payload());
+            }
+        }
+
+        List<byte[]> decoded = TestRecords.decodeFramed(received.toByteArray());
+        assertEquals(records.size(), decoded.size());
+        for (int i = 0; i < records.size(); i++) {
+            assertArrayEquals(records.get(i), decoded.get(i), "record " + i);
+        }
+        for (int i = 0; i < all.size(); i++) {
+            assertEquals(i, all.get(i).sequenceNumber(), "sequence numbers count every buffer and event");
+        }
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), all.get(all.size() - 1).payload());
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+
+    private static PartitionRequest request(ResultPartition partition, int subpartition, InputChannelId receiver,
+                                            int credit) {
+        return new PartitionRequest(partition.partitionId(), subpartition, receiver, credit);
+    }
+
+    /** {@code count} records of one full buffer each into {@code subpartition}, then a flush. */
+    private static void emitOneBufferRecords(ResultPartition partition, int subpartition, int count)
+            throws IOException {
+        for (int i = 0; i < count; i++) {
+            partition.emitRecord(TestRecords.record(subpartition, i, ONE_BUFFER_RECORD), subpartition);
+        }
+        partition.flush(subpartition);
+    }
+
+    /** The buffer carries record {@code record} of {@link #emitOneBufferRecords} and the expected header. */
+    private static void assertSent(ServerConnection.Sent sent, InputChannelId receiver, int sequenceNumber,
+                                   int record, int backlog) {
+        assertEquals(receiver, sent.receiverId());
+        assertEquals(DataType.DATA_BUFFER, sent.dataType());
+        assertEquals(sequenceNumber, sent.sequenceNumber());
+        assertEquals(backlog, sent.backlog(), "backlog announced with buffer " + sequenceNumber);
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, record, ONE_BUFFER_RECORD))),
+                sent.payload(), "payload of buffer " + sequenceNumber);
+    }
+
+    private static byte[] userEventBytes(String payload) {
+        return eventBytes(EventSerializer.userEvent(ByteBuffer.wrap(payload.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    /** The bytes of an event buffer; the buffer is recycled. */
+    private static byte[] eventBytes(Buffer event) {
+        try {
+            return TestBuffers.readableBytes(event);
+        } finally {
+            event.recycleBuffer();
+        }
+    }
+
+    /**
+     * A view that says it has something to send and then has nothing (as a view whose data was taken meanwhile);
+     * counts its releases. Event loop.
+     */
+    private static final class AvailableButEmptyView implements ResultSubpartitionView {
+
+        private int releases;
+
+        @Override
+        public BufferAndBacklog getNextBuffer() {
+            return null;
+        }
+
+        @Override
+        public boolean isAvailable(int credits) {
+            return true;
+        }
+
+        @Override
+        public int unsynchronizedGetBacklog() {
+            return 0;
+        }
+
+        @Override
+        public void releaseAllResources() {
+            releases++;
+        }
+
+        @Override
+        public boolean isReleased() {
+            return false;
+        }
+
+        @Override
+        public Throwable getFailureCause() {
+            return null;
+        }
+    }
+}

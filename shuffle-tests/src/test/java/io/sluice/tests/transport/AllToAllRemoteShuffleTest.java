@@ -1,0 +1,138 @@
+package io.sluice.tests.transport;
+
+import io.sluice.api.InputGate;
+import io.sluice.api.RecordReader;
+import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleMetrics;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.tests.support.Await;
+import io.sluice.tests.support.BackgroundTask;
+import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.NettyLeakCheck;
+import io.sluice.tests.support.RecordGenerator;
+import io.sluice.tests.support.RecordSizes;
+import io.sluice.tests.support.RecordTraffic;
+import io.sluice.tests.support.RecordVerifier;
+import io.sluice.tests.support.RegisteredPartition;
+import io.sluice.tests.support.ShuffleFixture;
+import io.sluice.tests.support.SplitMix64;
+import io.sluice.tests.support.Transport;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Four producers and four consumers, all-to-all, in two environments connected by a transport: every consumer reads
+ * one subpartition of every producer, over the network, and gets every record once, in order and intact.
+ */
+@ExtendWith(NettyLeakCheck.class)
+class AllToAllRemoteShuffleTest {
+
+    private static final int PRODUCERS = 4;
+    private static final int CONSUMERS = 4;
+    private static final int SEGMENT_SIZE = 4 << 10;
+    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
+            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
+            .with(ShuffleOptions.MEMORY_TOTAL, 2L << 20);
+    /**
+     * Mixed sizes up to three segments, with the boundaries of framing: a 4-byte length plus 4092 bytes fills a
+     * segment exactly, 4096 and 4100 bytes spill just over; 8000 and 12288 bytes span two to four buffers.
+     */
+    private static final RecordSizes SIZES = RecordSizes.parse(
+            "24:30,100:25,1000:20,4092:5,4096:5,4100:5,8000:5," + 3 * SEGMENT_SIZE + ":5");
+    /** Per producer, spread at random over its subpartitions: about 15 MB in all, some 4000 buffers. */
+    private static final int RECORDS_PER_PRODUCER = 2000;
+    private static final long SEED = 0xA11L;
+
+    @EveryTransport
+    void fourProducersToFourConsumers_acrossTwoEnvironments_deliverEveryRecordOnceInOrderAndIntact(Transport transport)
+            throws Exception {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
+            RegisteredPartition[] partitions = new RegisteredPartition[PRODUCERS];
+            ResultPartitionWriter[] writers = new ResultPartitionWriter[PRODUCERS];
+            for (int p = 0; p < PRODUCERS; p++) {
+                partitions[p] = shuffle.registerPartition(CONSUMERS);
+                writers[p] = shuffle.createWriter("producer " + p, partitions[p]);
+                writers[p].setup();
+            }
+            List<BackgroundTask<?>> tasks = new ArrayList<>();
+            List<BackgroundTask<RecordVerifier>> consumers = new ArrayList<>();
+            for (int c = 0; c < CONSUMERS; c++) {
+                InputGate gate = shuffle.createGate("consumer " + c, c, partitions);
+                gate.setup();
+                RecordReader reader = shuffle.reader(gate);
+                RecordVerifier verifier = new RecordVerifier("consumer " + c, streamsReadBy(c));
+                consumers.add(shuffle.fork("consumer " + c, () -> {
+                    RecordTraffic.readToEnd(reader, verifier);
+                    return verifier;
+                }));
+            }
+            tasks.addAll(consumers);
+            List<BackgroundTask<long[]>> producers = new ArrayList<>();
+            for (int p = 0; p < PRODUCERS; p++) {
+                ResultPartitionWriter writer = writers[p];
+                int producer = p;
+                producers.add(shuffle.fork("producer " + p, () -> produce(writer, producer)));
+            }
+            tasks.addAll(producers);
+
+            BackgroundTask.awaitAll(Await.EVENTUALLY, tasks.toArray(new BackgroundTask<?>[0]));
+
+            long sentRecords = 0;
+            for (int c = 0; c < CONSUMERS; c++) {
+                RecordVerifier verifier = consumers.get(c).await(Await.EVENTUALLY);
+                for (int p = 0; p < PRODUCERS; p++) {
+                    long sent = producers.get(p).await(Await.EVENTUALLY)[c];
+                    verifier.endOfChannel(p, sent);
+                    sentRecords += sent;
+                }
+                verifier.verifyAllEnded();
+            }
+            assertEquals((long) PRODUCERS * RECORDS_PER_PRODUCER, sentRecords, "records sent over all streams");
+            ShuffleMetrics sender = shuffle.producerEnvironment().metrics();
+            ShuffleMetrics receiver = shuffle.consumerEnvironment().metrics();
+            assertEquals(sender.bytesSent(), receiver.bytesReceived(), "bytes the producers' environment sent "
+                    + "and the consumers' environment received");
+            assertEquals(sender.buffersSent(), receiver.buffersReceived(), "buffers sent and received");
+            assertTrue(receiver.bytesReceived() > 0, "the consumers received over the transport: " + receiver);
+        }
+    }
+
+    /** Producer thread: records of its four streams, to subpartitions picked at random, then finish. */
+    private static long[] produce(ResultPartitionWriter writer, int producer) throws Exception {
+        RecordGenerator[] streams = new RecordGenerator[CONSUMERS];
+        for (int c = 0; c < CONSUMERS; c++) {
+            streams[c] = new RecordGenerator(stream(producer, c), SEED, SIZES);
+        }
+        SplitMix64 targets = new SplitMix64(SEED + producer);
+        for (int i = 0; i < RECORDS_PER_PRODUCER; i++) {
+            int target = targets.nextInt(CONSUMERS);
+            RecordTraffic.emitNext(writer, target, streams[target]);
+        }
+        writer.finish();
+        long[] sent = new long[CONSUMERS];
+        for (int c = 0; c < CONSUMERS; c++) {
+            sent[c] = streams[c].nextSequence();
+        }
+        return sent;
+    }
+
+    /** @return for each channel of a consumer's gate (channel {@code p} reads producer {@code p}), its stream */
+    private static int[] streamsReadBy(int consumer) {
+        int[] streams = new int[PRODUCERS];
+        for (int p = 0; p < PRODUCERS; p++) {
+            streams[p] = stream(p, consumer);
+        }
+        return streams;
+    }
+
+    /** The stream of records from producer {@code p} to consumer {@code c}: unique over the whole shuffle. */
+    private static int stream(int producer, int consumer) {
+        return producer * CONSUMERS + consumer;
+    }
+}

@@ -1,0 +1,46 @@
+package io.sluice.tests.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
+import io.sluice.tests.support.NettyLeakCheck;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The leak check that every transport test runs under can fail: a Netty buffer dropped without release is reported.
+ */
+@ExtendWith(NettyLeakCheck.class)
+class NettyLeakCheckTest {
+
+    @Test
+    void buildRunsTestsWithParanoidLeakDetection() {
+        assertEquals(ResourceLeakDetector.Level.PARANOID, ResourceLeakDetector.getLevel(),
+                "Netty's leak detection level (-Dio.netty.leakDetection.level in the surefire argLine)");
+    }
+
+    @Test
+    void byteBufDroppedWithoutRelease_isReportedAsALeak_namingWhereItWasAllocated() {
+        assertTrue(NettyLeakCheck.collectLeaks().isEmpty(), "no leak before this test");
+
+        leakOneBuffer();
+        List<String> leaks = NettyLeakCheck.collectLeaks();
+
+        // Reported once: collecting again finds nothing new, so the extension's own check after this test passes.
+        assertEquals(1, leaks.size(), "leaks reported: " + leaks);
+        assertTrue(leaks.get(0).startsWith("LEAK: ") && leaks.get(0).contains("leakOneBuffer"),
+                "the report names the method that allocated the buffer: " + leaks.get(0));
+        assertTrue(NettyLeakCheck.collectLeaks().isEmpty(), "nothing left to report after collecting");
+    }
+
+    /** Allocates a tracked (direct) buffer and forgets it; nothing refers to it after this returns. */
+    private static void leakOneBuffer() {
+        ByteBuf leaked = UnpooledByteBufAllocator.DEFAULT.directBuffer(16);
+        leaked.writeLong(0x1EA4L);
+    }
+}

@@ -1,0 +1,104 @@
+package io.sluice.tests.transport;
+
+import io.sluice.api.InputGate;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.RecordReader;
+import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.tests.support.Await;
+import io.sluice.tests.support.BackgroundTask;
+import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.NettyLeakCheck;
+import io.sluice.tests.support.RecordFormat;
+import io.sluice.tests.support.RecordGenerator;
+import io.sluice.tests.support.RecordSizes;
+import io.sluice.tests.support.RecordTraffic;
+import io.sluice.tests.support.RecordVerifier;
+import io.sluice.tests.support.RegisteredPartition;
+import io.sluice.tests.support.ShuffleFixture;
+import io.sluice.tests.support.Transport;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A producer's {@code fail(cause)} reaches its consumer in the other environment as a
+ * {@link ProducerFailedException} carrying the cause's message; it is an error of that channel only, so another
+ * consumer reading over the same connection goes on to the end.
+ */
+@ExtendWith(NettyLeakCheck.class)
+class RemoteProducerFailureTest {
+
+    private static final int SEGMENT_SIZE = 4 << 10;
+    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
+            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
+            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
+    /** The promise for a failure to reach a waiting consumer; a hang guard, generous for a loaded machine. */
+    private static final Duration FAILURE_DEADLINE = Duration.ofSeconds(5);
+    private static final RecordSizes SIZES = RecordSizes.uniform(RecordFormat.HEADER_BYTES, 2 * SEGMENT_SIZE);
+    private static final int RECORDS_BEFORE_FAILURE = 5;
+    /** The healthy producer's records, sent after the other one failed: many buffers over the shared connection. */
+    private static final int HEALTHY_RECORDS = 2000;
+    private static final String CAUSE = "disk /data/7 is full after 5 records";
+    private static final long SEED = 0xFA11L;
+
+    @EveryTransport
+    void producerFail_reachesTheRemoteConsumerAsProducerFailedExceptionWithItsMessage_andSparesTheConnection(
+            Transport transport) throws Exception {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
+            // Both partitions on connection index 0: their consumers share one connection.
+            RegisteredPartition failingPartition = shuffle.registerPartition(1, 0);
+            RegisteredPartition healthyPartition = shuffle.registerPartition(1, 0);
+            ResultPartitionWriter failing = shuffle.createWriter("failing producer", failingPartition);
+            failing.setup();
+            ResultPartitionWriter healthy = shuffle.createWriter("healthy producer", healthyPartition);
+            healthy.setup();
+            RecordReader failingReader = setUpReader(shuffle, "consumer of the failing producer", failingPartition);
+            RecordReader healthyReader = setUpReader(shuffle, "consumer of the healthy producer", healthyPartition);
+            assertEquals(1, shuffle.consumerEnvironment().metrics().openConnections(),
+                    "connections of the two consumers, which read the same producer on the same connection index");
+
+            RecordTraffic.emit(failing, 0, new RecordGenerator(0, SEED, SIZES), RECORDS_BEFORE_FAILURE);
+            failing.flushAll();
+            BackgroundTask<Long> failingConsumer = shuffle.fork("consumer of the failing producer", () -> {
+                RecordVerifier verifier = new RecordVerifier("consumer of the failing producer", new int[] {0});
+                RecordTraffic.read(failingReader, verifier, RECORDS_BEFORE_FAILURE);
+                return RecordTraffic.readToEnd(failingReader, verifier);
+            });
+            failingConsumer.awaitParkedIn("getNext", Await.EVENTUALLY);
+
+            failing.fail(new IllegalStateException(CAUSE));
+            Throwable failure = failingConsumer.awaitFailure(FAILURE_DEADLINE);
+
+            assertInstanceOf(ProducerFailedException.class, failure, "what the consumer of the failed producer got");
+            assertTrue(failure.getMessage().contains(CAUSE), "the producer's cause is in the message: "
+                    + failure.getMessage());
+
+            RecordVerifier healthyVerifier = new RecordVerifier("consumer of the healthy producer", new int[] {1});
+            BackgroundTask<Long> healthyConsumer = shuffle.fork("consumer of the healthy producer",
+                    () -> RecordTraffic.readToEnd(healthyReader, healthyVerifier));
+            BackgroundTask<Long> healthyProducer = shuffle.fork("healthy producer", () -> {
+                RecordGenerator records = new RecordGenerator(1, SEED, SIZES);
+                RecordTraffic.emit(healthy, 0, records, HEALTHY_RECORDS);
+                healthy.finish();
+                return records.nextSequence();
+            });
+            BackgroundTask.awaitAll(Await.EVENTUALLY, healthyProducer, healthyConsumer);
+            healthyVerifier.endOfChannel(0, healthyProducer.await(Await.EVENTUALLY));
+            assertEquals(HEALTHY_RECORDS, healthyConsumer.await(Await.EVENTUALLY),
+                    "records read over the connection after the other channel's failure");
+        }
+    }
+
+    private static RecordReader setUpReader(ShuffleFixture shuffle, String name, RegisteredPartition partition)
+            throws Exception {
+        InputGate gate = shuffle.createGate(name, 0, partition);
+        gate.setup();
+        return shuffle.reader(gate);
+    }
+}
