@@ -49,7 +49,7 @@ public final class ShuffleOptions {
     /** Producer-side cap on the buffers one subpartition may hold. */
     public static final ConfigOption<Integer> MAX_BUFFERS_PER_SUBPARTITION = new ConfigOption<>(
             "shuffle.max-buffers-per-subpartition", 10,
-            "Producer-side cap on the buffers one subpartition may hold before the producer blocks.",
+            "Producer-side cap on the buffers one subpartition may hold; above it the partition's availableFuture() stays incomplete.",
             ConfigValueType.INT, ConfigValueRule.atLeast(1));
 
     /** Longest time data may sit in a partly filled buffer; 0 flushes after every record. */

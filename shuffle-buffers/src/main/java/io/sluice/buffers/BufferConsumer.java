@@ -57,6 +57,14 @@ public final class BufferConsumer implements AutoCloseable {
         return CommittedPosition.isFinished(snapshot) && readerPosition == CommittedPosition.bytes(snapshot);
     }
 
+    /**
+     * True once the builder is finished, whether or not everything was built yet: no more bytes will come. Lets a
+     * reader tell a complete buffer from one under construction without reading it.
+     */
+    public boolean isWriterFinished() {
+        return CommittedPosition.isFinished(writerPosition.read());
+    }
+
     /** True for data, false for an event. */
     public boolean isBuffer() {
         return buffer.isBuffer();

@@ -128,6 +128,19 @@ public final class NetworkBufferPool {
         }
     }
 
+    /**
+     * Segments not promised to anyone: the total less the local pools' minimums and the exclusive segments out.
+     * This is what a new pool's minimum or a new exclusive request can still get; 0 once destroyed.
+     */
+    public int getNumberOfUnreservedMemorySegments() {
+        factoryLock.lock();
+        try {
+            return isDestroyed() ? 0 : totalSegments - requiredByPoolMinimums - reservedExclusive;
+        } finally {
+            factoryLock.unlock();
+        }
+    }
+
     /** Segments held by local pools, their users and exclusive owners; 0 once destroyed. */
     public int getNumberOfUsedMemorySegments() {
         segmentLock.lock();

@@ -248,7 +248,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         } catch (IOException e) {
             throw new InsufficientBuffersException("partition " + partitionId + " needs at least " + required
                     + " buffers = " + subpartitions + " subpartitions + 1, but environment " + context.resourceId()
-                    + " has only " + networkBufferPool.getNumberOfAvailableMemorySegments() + " free of "
+                    + " has only " + networkBufferPool.getNumberOfUnreservedMemorySegments() + " free of "
                     + networkBufferPool.getTotalNumberOfMemorySegments() + " segments of " + config.segmentSize()
                     + " bytes; raise " + ShuffleOptions.MEMORY_TOTAL.key() + " (" + e.getMessage() + ")", e);
         }

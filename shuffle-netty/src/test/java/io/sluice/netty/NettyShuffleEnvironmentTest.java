@@ -120,7 +120,7 @@ class NettyShuffleEnvironmentTest {
         String message = error.getMessage();
         assertTrue(message.contains("Insufficient number of network buffers"), message);
         assertTrue(message.contains("3 buffers = 2 subpartitions + 1"), message);
-        assertTrue(message.contains("only 2 available"), message);
+        assertTrue(message.contains("has only 2 free of 11 segments"), "free = not reserved by a pool: " + message);
         assertTrue(message.contains("raise shuffle.memory.total"), message);
         assertTrue(message.contains(fourth.partitionId().toString()), message);
         assertFalse(environment.partitionsOccupyingLocalResources().contains(fourth.partitionId()),

@@ -13,7 +13,6 @@ import io.sluice.tests.support.Layout;
 import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
-import org.junit.jupiter.api.Disabled;
 
 import java.nio.ByteBuffer;
 import java.util.regex.Matcher;
@@ -73,10 +72,6 @@ class InsufficientBuffersTest {
         }
     }
 
-    @Disabled("bug: NettyShuffleEnvironment.createPartitionPool reports NetworkBufferPool"
-            + ".getNumberOfAvailableMemorySegments() as 'free', which counts segments reserved by other pools' "
-            + "minimums (taken lazily) as free: 'needs at least 2 buffers ... has only 3 free of 4 segments', "
-            + "while its cause says 'only 1 available'")
     @EveryLayout
     void insufficientBuffersMessage_countsAsFreeOnlyWhatOtherWritersHaveNotReserved(Layout layout) throws Exception {
         try (ShuffleFixture shuffle = ShuffleFixture.start(layout, CONFIG)) {

@@ -68,7 +68,7 @@ final class RemoteGateMemory implements GateMemory {
                 + channels.size() + " remote channels x " + buffersPerChannel + " ("
                 + ShuffleOptions.BUFFERS_PER_CHANNEL.key() + ") + " + floatingBuffers + " floating ("
                 + ShuffleOptions.FLOATING_BUFFERS_PER_GATE.key() + "); free "
-                + networkBufferPool.getNumberOfAvailableMemorySegments() + " of "
+                + networkBufferPool.getNumberOfUnreservedMemorySegments() + " of "
                 + networkBufferPool.getTotalNumberOfMemorySegments() + " segments; raise "
                 + ShuffleOptions.MEMORY_TOTAL.key() + " (now " + memoryTotal + " bytes) or lower those options ("
                 + cause.getMessage() + ")", cause);

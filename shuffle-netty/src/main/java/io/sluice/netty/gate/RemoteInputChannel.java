@@ -3,6 +3,7 @@ package io.sluice.netty.gate;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleException;
+import io.sluice.api.TransportException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferListener;
 import io.sluice.buffers.BufferRecycler;
@@ -133,9 +134,22 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     @Override
     void requestSubpartition() {
+        synchronized (requestLock) {
+            if (released || client != null) {
+                // Requested already: one request per channel (retries go through onFailedPartitionRequest). Taking
+                // a second client reference and giving it back would unregister this channel from its handler.
+                return;
+            }
+        }
         PartitionRequestClient requestClient;
         try {
             requestClient = clientFactory.get().createPartitionRequestClient(connectionId);
+        } catch (TransportException e) {
+            // The factory's message names the connection; say which partition could not be requested.
+            setError(new TransportException("channel " + channelIndex + " of " + gate.ownerName()
+                    + " cannot request partition " + partitionId + " (subpartition " + subpartitionIndex + "): "
+                    + e.getMessage(), connectionId.address(), e));
+            return;
         } catch (IOException | IllegalStateException e) {
             setError(e);
             return;
@@ -338,6 +352,12 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             current = client;
         }
         if (current == null) {
+            if (released) {
+                // Read to its end or closed: the producer no longer serves this channel. Dropped, as a local
+                // channel drops it, so that the gate's other channels still get the event.
+                LOG.debug("Task event for partition {} dropped: {} is released", partitionId, this);
+                return;
+            }
             throw new ShuffleException("channel " + channelIndex + " of " + gate.ownerName()
                     + " cannot send a task event: it is not connected to " + connectionId);
         }

@@ -15,10 +15,11 @@ import java.util.ArrayDeque;
  * (through its view); {@link #release(Throwable)} by any thread. All state is guarded by {@code lock}; listeners are
  * called with no lock held.
  *
- * <p>Notification rules (the reader is never polled in a loop): a reader is told when the queue first holds a
- * finished element, when a flush makes a lone unfinished buffer readable, when a priority event arrives, at the end
- * of the partition, and on release. The last, unfinished buffer counts in the backlog only after a flush, and never
- * makes {@code isDataAvailable} true by itself, so a reader does not spin on it.
+ * <p>Notification rule (the reader is never polled in a loop): the reader is told once each time the subpartition
+ * goes from "nothing readable" to "something readable" — a complete element (an event, or a buffer its writer
+ * finished), a flushed partial buffer, a priority event — and again on release. A poll that leaves nothing readable
+ * re-arms the notification. The last, unfinished buffer counts in the backlog only after a flush and never makes
+ * {@code isDataAvailable} true by itself, so a reader does not spin on it.
  */
 public final class PipelinedSubpartition {
 
@@ -47,6 +48,8 @@ public final class PipelinedSubpartition {
     private PipelinedSubpartitionView readView; // guarded by lock
     /** The reader has taken the end-of-partition event. */
     private boolean readToEnd; // guarded by lock
+    /** The reader was told that something is readable and has not yet polled the subpartition empty. */
+    private boolean readerNotified; // guarded by lock
     /** The partition was told this subpartition needs nothing more (read to its end, or its reader left). */
     private boolean doneReported; // guarded by lock
     private int sequenceNumber; // reader thread only
@@ -69,7 +72,6 @@ public final class PipelinedSubpartition {
      */
     int add(BufferConsumer consumer, boolean priority) {
         BufferAvailabilityListener listener = null;
-        boolean priorityNotification = false;
         int queued;
         synchronized (lock) {
             if (state != State.OPEN) {
@@ -78,20 +80,21 @@ public final class PipelinedSubpartition {
             }
             if (priority) {
                 priorityEvents.add(consumer);
-                priorityNotification = true;
+                if (readView != null) {
+                    readerNotified = true;
+                    listener = readView.listener();
+                }
             } else {
                 buffers.add(consumer);
                 if (consumer.isBuffer()) {
                     buffersInBacklog++;
                 }
-            }
-            if (readView != null && (priorityNotification || shouldNotifyDataAvailable())) {
-                listener = readView.listener();
+                listener = listenerToNotifyLocked();
             }
             queued = buffers.size() + priorityEvents.size();
         }
         if (listener != null) {
-            if (priorityNotification) {
+            if (priority) {
                 listener.notifyPriorityEvent();
             } else {
                 listener.notifyDataAvailable();
@@ -100,18 +103,44 @@ public final class PipelinedSubpartition {
         return queued;
     }
 
+    /**
+     * The producer finished the buffer at the tail of the queue. When it is the only element, the reader is told
+     * now rather than when the next element arrives: a producer that blocks for its next buffer must not hold back
+     * the one it just completed.
+     */
+    void onTailFinished() {
+        notifyIfReadable();
+    }
+
+    private void notifyIfReadable() {
+        BufferAvailabilityListener listener;
+        synchronized (lock) {
+            listener = listenerToNotifyLocked();
+        }
+        if (listener != null) {
+            listener.notifyDataAvailable();
+        }
+    }
+
+    /** The listener to tell now, or null: no reader, already told, or nothing readable. Sets the told flag. */
+    private BufferAvailabilityListener listenerToNotifyLocked() {
+        if (readView == null || readerNotified || !isDataAvailableUnsafe()) {
+            return null;
+        }
+        readerNotified = true;
+        return readView.listener();
+    }
+
     /** Queues the end-of-partition event; later adds are refused. Idempotent. */
     void finish() {
-        BufferAvailabilityListener listener = null;
+        BufferAvailabilityListener listener;
         synchronized (lock) {
             if (state != State.OPEN) {
                 return;
             }
             buffers.add(new BufferConsumer(EventSerializer.endOfPartition()));
             state = State.FINISHED;
-            if (readView != null) {
-                listener = readView.listener();
-            }
+            listener = listenerToNotifyLocked();
         }
         if (listener != null) {
             listener.notifyDataAvailable();
@@ -120,18 +149,14 @@ public final class PipelinedSubpartition {
 
     /** Makes what was written so far readable, telling the reader once. Never blocks. */
     public void flush() {
-        BufferAvailabilityListener listener = null;
+        BufferAvailabilityListener listener;
         synchronized (lock) {
             if (buffers.isEmpty() || flushRequested) {
                 return;
             }
-            // With more than one element the reader was told when the first one finished; only a lone,
-            // unfinished buffer that holds data needs a notification now.
-            boolean notify = buffers.size() == 1 && buffers.peek().isDataAvailable();
-            flushRequested = buffers.size() > 1 || notify;
-            if (notify && readView != null) {
-                listener = readView.listener();
-            }
+            // Only a queue with more than one element, or a lone buffer holding bytes, has something to flush.
+            flushRequested = buffers.size() > 1 || buffers.peek().isDataAvailable();
+            listener = listenerToNotifyLocked();
         }
         if (listener != null) {
             listener.notifyDataAvailable();
@@ -183,13 +208,19 @@ public final class PipelinedSubpartition {
                 }
             }
             if (buffer == null) {
+                readerNotified = false;
                 return null;
             }
             if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
                 readToEnd = true;
             }
-            return new BufferAndBacklog(buffer, isDataAvailableUnsafe(), getBuffersInBacklogUnsafe(),
-                    nextIsEventUnsafe(), priority, sequenceNumber++);
+            boolean moreAvailable = isDataAvailableUnsafe();
+            if (!moreAvailable) {
+                // The reader stops here until it is told again.
+                readerNotified = false;
+            }
+            return new BufferAndBacklog(buffer, moreAvailable, getBuffersInBacklogUnsafe(), nextIsEventUnsafe(),
+                    priority, sequenceNumber++);
         }
     }
 
@@ -237,6 +268,7 @@ public final class PipelinedSubpartition {
             view = new PipelinedSubpartitionView(this, listener);
             readView = view;
             notify = isDataAvailableUnsafe();
+            readerNotified = notify;
         }
         if (notify) {
             listener.notifyDataAvailable();
@@ -318,22 +350,16 @@ public final class PipelinedSubpartition {
         flushRequested = false;
     }
 
-    private boolean shouldNotifyDataAvailable() {
-        // Only the transition to exactly one finished element notifies: later elements find the reader told.
-        return !flushRequested && getNumberOfFinishedBuffersUnsafe() == 1;
-    }
-
     private int getNumberOfFinishedBuffersUnsafe() {
         int size = buffers.size();
-        if (size == 1) {
-            // A lone event is complete from the start, and nothing may follow to announce it (the end of the
-            // partition never has a successor). A lone data buffer may still be under construction: it waits for a
-            // flush or the next element. (BufferConsumer.isFinished() is no test here: it turns true only once
-            // every byte was read, so it would miss an unread event and count a buffer with nothing left to read.)
-            return buffers.peekLast().isBuffer() ? 0 : 1;
+        if (size == 0) {
+            return 0;
         }
-        // Every element but the last is finished: only the tail may be under construction.
-        return Math.max(0, size - 1);
+        // Every element but the tail is complete. The tail is complete when it is an event, or a buffer whose writer
+        // has finished it. (BufferConsumer.isFinished() is no test here: it turns true only once every byte was
+        // read, so it would miss an unread event and count a buffer with nothing left to read.)
+        BufferConsumer tail = buffers.peekLast();
+        return size - 1 + (!tail.isBuffer() || tail.isWriterFinished() ? 1 : 0);
     }
 
     private boolean isDataAvailableUnsafe() {
@@ -352,7 +378,8 @@ public final class PipelinedSubpartition {
         if (buffersInBacklog == 0) {
             return 0;
         }
-        if (flushRequested || state != State.OPEN || !buffers.peekLast().isBuffer()) {
+        BufferConsumer tail = buffers.peekLast();
+        if (flushRequested || state != State.OPEN || !tail.isBuffer() || tail.isWriterFinished()) {
             return buffersInBacklog;
         }
         // The tail is a buffer under construction: it is not sendable until it is flushed or finished.

@@ -476,6 +476,7 @@ public final class ResultPartition implements ResultPartitionWriter {
             buffersOut.incrementAndGet();
             builder.close();
             builders[target] = null;
+            subpartitions[target].onTailFinished();
         }
     }
 

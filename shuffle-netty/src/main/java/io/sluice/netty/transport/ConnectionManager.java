@@ -173,7 +173,8 @@ public final class ConnectionManager {
         return type == TransportType.LOCAL ? localAddressOf(connectionId.address()) : connectionId.address();
     }
 
-    private static LocalAddress localAddressOf(InetSocketAddress address) {
+    /** The local-transport address that stands for {@code address}. */
+    static LocalAddress localAddressOf(InetSocketAddress address) {
         return new LocalAddress("sluice-" + address.getHostString() + "-" + address.getPort());
     }
 

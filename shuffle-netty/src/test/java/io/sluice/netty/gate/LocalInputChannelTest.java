@@ -156,7 +156,7 @@ class LocalInputChannelTest {
     void partitionNeverRegistered_retriesWithDoublingDelaysCappedAtTheMax_thenNotFound() throws Exception {
         ResultPartitionId missing = ResultPartitionId.random();
         SingleInputGate gate = gateWithManualRetries(Duration.ofMillis(500), Duration.ofMillis(3000), missing);
-        assertNull(GateReads.poll(gate), "still retrying: no failure yet");
+        assertNull(GateElement.poll(gate), "still retrying: no failure yet");
 
         assertEquals(4, retries.runAll());
 

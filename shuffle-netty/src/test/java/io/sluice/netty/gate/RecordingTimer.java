@@ -8,8 +8,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A one-thread scheduler that remembers the delay of every task scheduled with
- * {@link #schedule(Runnable, long, TimeUnit)} (how channels schedule partition request retries) and runs the tasks as
- * usual. Daemon thread; {@link #shutdownNow()} it after the test.
+ * {@link #schedule(Runnable, long, TimeUnit)} (how channels schedule partition request retries; {@code execute} and
+ * {@code submit} go through it too, with delay 0) and runs the tasks as usual. Daemon thread; {@link #shutdownNow()}
+ * it after the test.
  *
  * <p>Any thread; the delays are guarded by {@code this}.
  */

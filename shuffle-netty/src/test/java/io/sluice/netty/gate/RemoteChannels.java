@@ -6,6 +6,7 @@ import io.sluice.buffers.Buffer;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
+import io.sluice.netty.testing.MemoryAssertions;
 import io.sluice.netty.transport.ConnectionId;
 import io.sluice.netty.transport.PartitionRequestClientFactory;
 import io.sluice.netty.transport.TransportMetrics;
@@ -18,7 +19,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 /**
@@ -28,10 +28,11 @@ import java.util.function.Supplier;
  *
  * <p>A gate made here is not set up: no partition request is sent until a test calls
  * {@link #requestSubpartition(InputChannel)}. Closing the gate releases its channels and destroys its floating pool.
+ * The global pool and the retry timer belong to this object; {@link #close()} ends with the leak check.
  *
  * <p>Test thread only, except the forwarded channel operations, which keep the threads their Javadoc names.
  */
-public final class RemoteChannels {
+public final class RemoteChannels implements AutoCloseable {
 
     /** The producer environment the channels' connection ids name. */
     public static final ResourceId PRODUCER = new ResourceId("test-producer");
@@ -46,7 +47,7 @@ public final class RemoteChannels {
     };
 
     private final NetworkBufferPool globalPool;
-    private final ScheduledExecutorService timer;
+    private final RecordingTimer timer = new RecordingTimer();
     private final TransportMetrics metrics = new TransportMetrics();
     private final List<SingleInputGate> gates = new ArrayList<>();
     private final Map<SingleInputGate, LocalBufferPool> floatingPools = new IdentityHashMap<>();
@@ -56,16 +57,24 @@ public final class RemoteChannels {
     private Duration initialBackoff = Duration.ofMillis(1);
     private Duration maxBackoff = Duration.ofMillis(4);
 
-    /**
-     * @param timer runs the channels' partition request retries
-     */
-    public RemoteChannels(NetworkBufferPool globalPool, ScheduledExecutorService timer) {
-        this.globalPool = globalPool;
-        this.timer = timer;
+    /** Channels over a global pool of {@code segments} segments of {@code segmentSize} bytes. */
+    public RemoteChannels(int segments, int segmentSize) {
+        this.globalPool = new NetworkBufferPool(segments, segmentSize);
+    }
+
+    /** The pool the channels' exclusive buffers and the gates' floating pools come from. */
+    public NetworkBufferPool globalPool() {
+        return globalPool;
+    }
+
+    /** The timer that runs the channels' partition request retries, and remembers their delays. */
+    public RecordingTimer timer() {
+        return timer;
     }
 
     /** Channels made from now on connect through {@code clientFactory} to {@code connectionId}. */
-    public RemoteChannels connectingTo(ConnectionId connectionId, Supplier<PartitionRequestClientFactory> clientFactory) {
+    public RemoteChannels connectingTo(ConnectionId connectionId,
+                                       Supplier<PartitionRequestClientFactory> clientFactory) {
         this.connection = connectionId;
         this.clients = clientFactory;
         return this;
@@ -112,11 +121,24 @@ public final class RemoteChannels {
         return gate;
     }
 
-    /** Closes every gate made here (idempotent). */
-    public void closeAll() {
+    /** Closes every gate made here (idempotent): before the connections, as an engine would. */
+    public void closeGates() {
         for (SingleInputGate gate : gates) {
             gate.close();
         }
+    }
+
+    /**
+     * Closes every gate made here, stops the timer, and asserts that every segment is back in the global pool
+     * (BEHAVIOURS H-1). Call it after everything else that holds the channels' buffers (connections, whose decoders
+     * may hold one mid-frame) has let go.
+     */
+    @Override
+    public void close() {
+        closeGates();
+        timer.shutdownNow();
+        MemoryAssertions.assertAllSegmentsReturned(globalPool);
+        globalPool.destroy();
     }
 
     /** The remote channel {@code index} of {@code gate}. */

@@ -1,6 +1,5 @@
 package io.sluice.netty.gate;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -16,7 +15,6 @@ import io.sluice.buffers.BufferRecycler;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
-import io.sluice.netty.testing.MemoryAssertions;
 import io.sluice.netty.transport.DataType;
 
 import java.nio.charset.StandardCharsets;
@@ -35,6 +33,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A remote input channel on its own, driven the way the client handler (event loop), the consumer and recycling
@@ -47,19 +47,16 @@ class RemoteInputChannelTest {
     private static final int SEGMENT_SIZE = 64;
     private static final int SEGMENTS = 1024;
 
-    private final NetworkBufferPool globalPool = new NetworkBufferPool(SEGMENTS, SEGMENT_SIZE);
-    private final RecordingTimer timer = new RecordingTimer();
-    private final RemoteChannels channels = new RemoteChannels(globalPool, timer);
+    private final RemoteChannels channels = new RemoteChannels(SEGMENTS, SEGMENT_SIZE);
+    private final NetworkBufferPool globalPool = channels.globalPool();
+    private final RecordingTimer timer = channels.timer();
     private final ExecutorService threads = Executors.newFixedThreadPool(4);
 
     @AfterEach
     void closeAndCheckForLeaks() throws InterruptedException {
         threads.shutdownNow();
         assertTrue(threads.awaitTermination(10, TimeUnit.SECONDS), "test threads stopped");
-        channels.closeAll();
-        timer.shutdownNow();
-        MemoryAssertions.assertAllSegmentsReturned(globalPool);
-        globalPool.destroy();
+        channels.close();
     }
 
     // RIC-1
@@ -87,9 +84,7 @@ class RemoteInputChannelTest {
     // RIC-3
     @Test
     void buffersArrivingWhileTheChannelIsReleased_thousandsOfTimes_endRecycledNeverQueued() throws Exception {
-        for (int round = 0; round < 2000; round++) {
-            SingleInputGate gate = channels.gate(1, 4, 0);
-            RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        rounds(2000, 4, 0, (channel, pool, round) -> {
             CyclicBarrier start = new CyclicBarrier(2);
             Future<Integer> network = threads.submit(() -> {
                 start.await();
@@ -112,8 +107,7 @@ class RemoteInputChannelTest {
             assertEquals(0, channel.availableBuffers());
             assertEquals(SEGMENTS, globalPool.getNumberOfAvailableMemorySegments(),
                     "round " + round + ": every exclusive buffer back in the global pool");
-            gate.close();
-        }
+        });
     }
 
     // RIC-4
@@ -204,42 +198,27 @@ class RemoteInputChannelTest {
     }
 
     // RIC-10
-    @Test
-    void availableEqualToRequired_recycledFloatingGoesToThePool_recycledExclusivePushesASurplusFloatingBack()
-            throws Exception {
+    @ParameterizedTest(name = "backlog 12, then {0}")
+    @ValueSource(ints = {12, 10})
+    void availableAtOrAboveRequired_recycledFloatingGoesToThePool_recycledExclusivePushesASurplusFloatingBack(
+            int laterBacklog) throws Exception {
         SingleInputGate gate = channels.gate(1, 2, 14);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         LocalBufferPool pool = channels.floatingPool(gate);
         Buffer heldFloating = pool.requestBuffer();
         Buffer heldExclusive = channel.requestBuffer();
-
         channel.onSenderBacklog(12);
         assertBuffers(channel, pool, 14, 14, 0, false);
 
+        channel.onSenderBacklog(laterBacklog);
+        int required = laterBacklog + 2;
+        assertBuffers(channel, pool, 14, required, 0, false);
+
         heldExclusive.recycleBuffer();
-        assertBuffers(channel, pool, 14, 14, 1, false);
+        assertBuffers(channel, pool, 14, required, 1, false);
         heldFloating.recycleBuffer();
-        assertBuffers(channel, pool, 14, 14, 2, false);
+        assertBuffers(channel, pool, 14, required, 2, false);
         assertEquals(13, channel.unannouncedCredit(), "the swap of an exclusive for a floating buffer adds no credit");
-    }
-
-    // RIC-10
-    @Test
-    void availableAboveRequiredAfterTheBacklogDropped_recyclingReturnsTheSurplusToThePool() throws Exception {
-        SingleInputGate gate = channels.gate(1, 2, 14);
-        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        LocalBufferPool pool = channels.floatingPool(gate);
-        Buffer heldFloating = pool.requestBuffer();
-        Buffer heldExclusive = channel.requestBuffer();
-        channel.onSenderBacklog(12);
-
-        channel.onSenderBacklog(10);
-        assertBuffers(channel, pool, 14, 12, 0, false);
-
-        heldExclusive.recycleBuffer();
-        assertBuffers(channel, pool, 14, 12, 1, false);
-        heldFloating.recycleBuffer();
-        assertBuffers(channel, pool, 14, 12, 2, false);
     }
 
     // RIC-11
@@ -271,11 +250,7 @@ class RemoteInputChannelTest {
     @Test
     void backlogUpdatesRacingRelease_channelEndsEmpty_exclusiveInTheGlobalPool_floatingInTheGatePool()
             throws Exception {
-        for (int round = 0; round < 200; round++) {
-            SingleInputGate gate = channels.gate(1, 2, 128);
-            RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-            LocalBufferPool pool = channels.floatingPool(gate);
-
+        rounds(200, 2, 128, (channel, pool, round) -> {
             runTogether(() -> {
                 for (int backlog = 1; backlog <= 128; backlog++) {
                     channel.onSenderBacklog(backlog);
@@ -283,18 +258,14 @@ class RemoteInputChannelTest {
             }, () -> RemoteChannels.release(channel));
 
             assertHoldsNothingAndAllIsAccountedFor(channel, pool, "round " + round);
-            gate.close();
-        }
+        });
     }
 
     // RIC-13
     @Test
     void recyclingInRandomOrderRacingRelease_channelEndsEmpty_allBuffersAccountedFor() throws Exception {
         Random random = new Random(42);
-        for (int round = 0; round < 200; round++) {
-            SingleInputGate gate = channels.gate(1, 2, 128);
-            RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-            LocalBufferPool pool = channels.floatingPool(gate);
+        rounds(200, 2, 128, (channel, pool, round) -> {
             channel.onSenderBacklog(128);
             List<Buffer> decoded = takeAll(channel);
             assertEquals(130, decoded.size(), "2 exclusive + 128 floating");
@@ -303,18 +274,14 @@ class RemoteInputChannelTest {
             runTogether(() -> decoded.forEach(Buffer::recycleBuffer), () -> RemoteChannels.release(channel));
 
             assertHoldsNothingAndAllIsAccountedFor(channel, pool, "round " + round);
-            gate.close();
-        }
+        });
     }
 
     // RIC-13
     @Test
     void backlogUpdatesRacingRecycling_withoutRelease_endWithAvailableEqualToRequired() throws Exception {
         Random random = new Random(7);
-        for (int round = 0; round < 200; round++) {
-            SingleInputGate gate = channels.gate(1, 2, 128);
-            RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-            LocalBufferPool pool = channels.floatingPool(gate);
+        rounds(200, 2, 128, (channel, pool, round) -> {
             List<Buffer> held = takeAll(channel);
             for (int i = 0; i < 128; i++) {
                 held.add(pool.requestBuffer());
@@ -330,19 +297,14 @@ class RemoteInputChannelTest {
             assertEquals(130, channel.requiredBuffers(), "round " + round);
             assertEquals(130, channel.availableBuffers(), "round " + round + ": every buffer came to the channel");
             assertEquals(0, pool.getNumberOfAvailableMemorySegments(), "round " + round);
-            gate.close();
-        }
+        });
     }
 
     // RIC-14
     @Test
     void ownRequestsAndRecyclesRacingOutsideUseOfThePoolAndRelease_noDeadlockNoLeak() throws Exception {
-        for (int round = 0; round < 1000; round++) {
-            SingleInputGate gate = channels.gate(1, 2, 8);
-            RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-            LocalBufferPool pool = channels.floatingPool(gate);
+        rounds(1000, 2, 8, (channel, pool, round) -> {
             Random random = new Random(round);
-
             runTogether(() -> {
                 // The event loop: decode into the channel's buffers and announce backlogs.
                 int sequenceNumber = 0;
@@ -374,8 +336,7 @@ class RemoteInputChannelTest {
             }, () -> RemoteChannels.release(channel));
 
             assertHoldsNothingAndAllIsAccountedFor(channel, pool, "round " + round);
-            gate.close();
-        }
+        });
     }
 
     // RIC-17, RIC-18 (counters of received buffers)
@@ -492,6 +453,21 @@ class RemoteInputChannelTest {
         assertEquals(0, pool.bestEffortGetNumOfUsedBuffers(), when + ": floating buffers still out");
         assertEquals(SEGMENTS, globalPool.getNumberOfAvailableMemorySegments()
                 + pool.getNumberOfAvailableMemorySegments(), when + ": segments unaccounted for");
+    }
+
+    /** Runs {@code body} {@code count} times, each on the one channel of a new gate, closed afterwards. */
+    private void rounds(int count, int exclusive, int floating, Round body) throws Exception {
+        for (int round = 0; round < count; round++) {
+            SingleInputGate gate = channels.gate(1, exclusive, floating);
+            body.run(RemoteChannels.channel(gate, 0), channels.floatingPool(gate), round);
+            gate.close();
+        }
+    }
+
+    /** One round of a race test. */
+    @FunctionalInterface
+    private interface Round {
+        void run(RemoteInputChannel channel, LocalBufferPool floatingPool, int round) throws Exception;
     }
 
     /** Runs the actions on separate threads, released at the same moment; rethrows the first failure. */

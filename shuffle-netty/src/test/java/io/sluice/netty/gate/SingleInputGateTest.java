@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.api.BufferOrEvent;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ShuffleException;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import io.sluice.netty.testing.Await;
@@ -66,11 +68,18 @@ class SingleInputGateTest {
         return gate;
     }
 
+    /** A consumer thread waiting in {@code getNext()} on a gate with nothing to read. */
+    private static BackgroundTask blockedInGetNext(SingleInputGate gate) {
+        BackgroundTask consumer = BackgroundTask.start("blocked-consumer", gate::getNext);
+        Await.blocked(consumer.thread());
+        return consumer;
+    }
+
     private static ByteBuffer text(String value) {
         return ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8));
     }
 
-    // SIG-3 (end of partition reached however far behind the reader is)
+    // SIG-3; regression: a lone end-of-partition event must count as readable, or a lagging reader hangs
     @Test
     void finishedPartition_readLongAfterItsDataWasQueued_reachesItsEnd() throws Exception {
         ResultPartition partition = fixture.setUpPartition(1);
@@ -119,7 +128,7 @@ class SingleInputGateTest {
         }
         boolean[] seen = new boolean[3];
         for (int i = 0; i < 3; i++) {
-            GateReads read = GateReads.next(gate);
+            GateElement read = GateElement.next(gate);
             assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(read.channel(), 0, 5))),
                     read.bytes(), "channel " + read.channel() + " reads its own partition");
             seen[read.channel()] = true;
@@ -144,9 +153,9 @@ class SingleInputGateTest {
         p1.broadcastEvent(text("e1"), false);
         p0.finish();
 
-        GateReads first = GateReads.poll(gate);
-        GateReads second = GateReads.poll(gate);
-        GateReads third = GateReads.poll(gate);
+        GateElement first = GateElement.poll(gate);
+        GateElement second = GateElement.poll(gate);
+        GateElement third = GateElement.poll(gate);
         assertEquals(0, first.channel());
         assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, 3))), first.bytes());
         assertEquals(1, second.channel());
@@ -154,7 +163,7 @@ class SingleInputGateTest {
         assertEquals(1, third.channel());
         assertTrue(third.isEvent());
         assertEquals("e1", third.text(), "channel 0's end of partition is not handed out");
-        assertNull(GateReads.poll(gate));
+        assertNull(GateElement.poll(gate));
         assertFalse(gate.isFinished(), "channel 1 has not ended");
         CompletableFuture<?> waiting = gate.availableFuture();
         assertFalse(waiting.isDone());
@@ -162,9 +171,9 @@ class SingleInputGateTest {
         p1.finish();
 
         assertTrue(waiting.isDone());
-        assertNull(GateReads.poll(gate));
+        assertNull(GateElement.poll(gate));
         assertTrue(gate.isFinished());
-        assertNull(GateReads.next(gate), "getNext is empty once finished");
+        assertNull(GateElement.next(gate), "getNext is empty once finished");
         assertTrue(gate.availableFuture().isDone());
     }
 
@@ -175,14 +184,14 @@ class SingleInputGateTest {
         ResultPartition running = fixture.setUpPartition(1);
         SingleInputGate gate = setUpGate(0, ended, running);
         ended.finish();
-        assertNull(GateReads.poll(gate));
+        assertNull(GateElement.poll(gate));
         assertFalse(gate.availableFuture().isDone());
 
         gate.notifyChannelNonEmpty(gate.channel(0));
         gate.notifyChannelNonEmpty(gate.channel(0));
 
         assertFalse(gate.availableFuture().isDone(), "a finished channel is never queued again");
-        assertNull(GateReads.poll(gate));
+        assertNull(GateElement.poll(gate));
     }
 
     // SIG-5
@@ -207,10 +216,8 @@ class SingleInputGateTest {
     // SIG-7 [core]
     @Test
     void close_wakesAConsumerBlockedInGetNext_withIllegalStateException() throws Exception {
-        ResultPartition partition = fixture.setUpPartition(1);
-        SingleInputGate gate = setUpGate(0, partition);
-        BackgroundTask consumer = BackgroundTask.start("blocked-consumer", gate::getNext);
-        Await.blocked(consumer.thread());
+        SingleInputGate gate = setUpGate(0, fixture.setUpPartition(1));
+        BackgroundTask consumer = blockedInGetNext(gate);
 
         gate.close();
 
@@ -289,7 +296,7 @@ class SingleInputGateTest {
         int[] read = new int[channels];
 
         for (int total = 0; total < channels * buffersPerChannel; total++) {
-            GateReads next = GateReads.poll(gate);
+            GateElement next = GateElement.poll(gate);
             int channel = next.channel();
             assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(channel, read[channel],
                     ONE_BUFFER_RECORD))), next.bytes(), "channel " + channel + " in order");
@@ -302,7 +309,7 @@ class SingleInputGateTest {
             }
             assertTrue(max - min <= 1, "after " + (total + 1) + " reads the channels differ by " + (max - min));
         }
-        assertNull(GateReads.poll(gate));
+        assertNull(GateElement.poll(gate));
         assertTrue(gate.isFinished());
     }
 
@@ -325,7 +332,7 @@ class SingleInputGateTest {
 
         assertTrue(gate.isFinished());
         assertTrue(gate.availableFuture().isDone());
-        assertNull(GateReads.next(gate));
+        assertNull(GateElement.next(gate));
     }
 
     // API.md: a priority event overtakes the data queued before it; ordinary events keep their place
@@ -350,5 +357,64 @@ class SingleInputGateTest {
         }
 
         assertEquals(List.of("urgent", "record " + ONE_BUFFER_RECORD, "record 7", "ordinary", "record 9"), order);
+    }
+
+    // API.md: a priority event overtakes queued data in the receiving gate too
+    @Test
+    void channelWithAPriorityEvent_isServedBeforeChannelsThatQueuedEarlier() throws Exception {
+        ResultPartition p0 = fixture.setUpPartition(1);
+        ResultPartition p1 = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, p0, p1);
+        p0.emitRecord(TestRecords.record(0, 0, 3), 0);
+        p0.flush(0);
+        p1.emitRecord(TestRecords.record(1, 0, 3), 0);
+        p1.flush(0);
+
+        p1.broadcastEvent(text("urgent"), true);
+
+        GateElement first = GateElement.poll(gate);
+        assertEquals(1, first.channel());
+        assertTrue(first.isEvent());
+        assertEquals("urgent", first.text());
+        assertEquals(0, GateElement.poll(gate).channel(), "then the order the channels queued in");
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(1, 0, 3))), GateElement.poll(gate).bytes());
+    }
+
+    // BUF-1 through the gate: a buffer handed to the engine is recycled once; a second recycle fails
+    @Test
+    void handedOutBuffer_recycledTwice_fails_andIsReturnedOnlyOnce() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, partition);
+        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        partition.flush(0);
+        BufferOrEvent element = gate.pollNext().orElseThrow();
+
+        element.recycle();
+
+        assertThrows(IllegalStateException.class, element::recycle);
+        partition.close();
+    }
+
+    @Test
+    void subpartitionThePartitionDoesNotHave_failsTheChannel_namingTheRange() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        SingleInputGate gate = setUpGate(5, partition);
+
+        ShuffleException error = assertThrows(ShuffleException.class, gate::getNext);
+
+        assertTrue(error.getMessage().contains("has 2 subpartitions; subpartition 5 does not exist"),
+                error.getMessage());
+        assertTrue(error.getMessage().contains(partition.partitionId().toString()), error.getMessage());
+    }
+
+    @Test
+    void consumerInterruptedInGetNext_getsInterruptedException() throws Exception {
+        SingleInputGate gate = setUpGate(0, fixture.setUpPartition(1));
+        BackgroundTask consumer = blockedInGetNext(gate);
+
+        consumer.thread().interrupt();
+
+        ExecutionException interrupted = assertThrows(ExecutionException.class, consumer::awaitDone);
+        assertTrue(interrupted.getCause() instanceof InterruptedException, String.valueOf(interrupted.getCause()));
     }
 }

@@ -200,7 +200,7 @@ class PipelinedSubpartitionTest {
         assertTrue(view.isReleased());
         assertSame(cause, view.getFailureCause());
         assertNull(view.getNextBuffer());
-        assertEquals(1, listener.total());
+        assertEquals(2, listener.total(), "once for the finished buffer, once for the release");
     }
 
     // PS-7
@@ -220,16 +220,17 @@ class PipelinedSubpartitionTest {
 
     // PS-7
     @Test
-    void emptyFinishedBuffers_areSkipped_andNotifyOnlyOnceTheQueueHoldsMoreThanOne() {
+    void emptyFinishedBuffers_areSkipped_andNotifyOnce() {
         ResultSubpartitionView view = subpartition.createReadView(listener);
 
+        // A buffer its writer finished is complete, even when empty: the reader is told once, not per element.
         subpartition.add(elements.finished(1, 0), false);
-        assertEquals(0, listener.total());
+        assertEquals(1, listener.total());
         subpartition.add(elements.finished(2, 0), false);
         assertEquals(1, listener.total());
         subpartition.add(elements.finished(3, 0), false);
         assertEquals(1, listener.total());
-        assertEquals(2, subpartition.unsynchronizedGetBacklog());
+        assertEquals(3, subpartition.unsynchronizedGetBacklog());
         subpartition.add(elements.finished(4, 20), false);
         assertEquals(1, listener.total());
 
@@ -348,7 +349,7 @@ class PipelinedSubpartitionTest {
         subpartition.add(second.createBufferConsumerFromBeginning(), false);
         elements.closeBuilder(second);
         assertEquals(1, listener.total(), "the reader was told already");
-        assertEquals(1, subpartition.unsynchronizedGetBacklog(), "events are not backlog");
+        assertEquals(2, subpartition.unsynchronizedGetBacklog(), "events are not backlog; finished buffers are");
 
         Polled data1 = Polled.take(view);
         Polled event = Polled.take(view);
@@ -357,11 +358,11 @@ class PipelinedSubpartitionTest {
         assertAll(
                 () -> assertArrayEquals(QueueElements.content(1, SIZE), data1.bytes()),
                 () -> assertTrue(data1.isDataAvailable()),
-                () -> assertEquals(0, data1.backlog()),
+                () -> assertEquals(1, data1.backlog(), "the finished second buffer"),
                 () -> assertTrue(data1.nextIsEvent()),
                 () -> assertEquals("between", event.eventText()),
-                () -> assertFalse(event.isDataAvailable()),
-                () -> assertEquals(0, event.backlog()),
+                () -> assertTrue(event.isDataAvailable(), "the finished second buffer is readable"),
+                () -> assertEquals(1, event.backlog()),
                 () -> assertFalse(event.nextIsEvent()),
                 () -> assertArrayEquals(QueueElements.content(2, 5), data2.bytes()),
                 () -> assertFalse(data2.isDataAvailable()),
@@ -401,7 +402,7 @@ class PipelinedSubpartitionTest {
                 () -> assertEquals("priority", priority.eventText()),
                 () -> assertTrue(priority.isPriority()),
                 () -> assertTrue(priority.isDataAvailable()),
-                () -> assertEquals(2, priority.backlog()));
+                () -> assertEquals(3, priority.backlog(), "three finished data buffers"));
         List<Polled> rest = List.of(Polled.take(view), Polled.take(view), Polled.take(view), Polled.take(view));
         assertArrayEquals(QueueElements.content(1, 1), rest.get(0).bytes());
         assertArrayEquals(QueueElements.content(2, 2), rest.get(1).bytes());
@@ -420,9 +421,9 @@ class PipelinedSubpartitionTest {
         assertEquals("priority", Polled.take(view).eventText());
 
         subpartition.add(elements.finished(1, 3), false);
-        assertEquals(0, listener.dataNotifications(), "a lone buffer still waits");
+        assertEquals(1, listener.dataNotifications(), "a finished buffer is readable at once");
         subpartition.add(elements.finished(2, 3), false);
-        assertEquals(1, listener.dataNotifications());
+        assertEquals(1, listener.dataNotifications(), "the reader was told already");
         assertEquals(1, listener.priorityNotifications());
     }
 

@@ -2,7 +2,6 @@ package io.sluice.netty.transport;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.netty.gate.RemoteChannels;
@@ -89,12 +88,7 @@ final class ClientConnection implements AutoCloseable {
 
     /** The server's bytes arrive in reads of {@code chunkSize}. */
     void receiveRaw(byte[] bytes, int chunkSize) {
-        List<ByteBuf> chunks = new ArrayList<>();
-        for (int offset = 0; offset < bytes.length; offset += chunkSize) {
-            chunks.add(Unpooled.wrappedBuffer(bytes, offset, Math.min(chunkSize, bytes.length - offset)));
-        }
-        fed.addAll(chunks);
-        EventLoopTasks.deliver(channel, chunks.toArray());
+        fed.addAll(EventLoopTasks.deliverBytes(channel, bytes, chunkSize));
     }
 
     /** The wire bytes of {@code messages}, for tests that cut them up themselves. */

@@ -11,11 +11,9 @@ import io.sluice.buffers.Buffer;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.InputChannelId;
-import io.sluice.netty.gate.RecordingTimer;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.gate.RemoteInputChannel;
 import io.sluice.netty.gate.SingleInputGate;
-import io.sluice.netty.testing.MemoryAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,19 +47,15 @@ class CreditBasedClientHandlerTest {
     private static final int SEGMENT_SIZE = 4096;
     private static final int SEGMENTS = 256;
 
-    private final NetworkBufferPool globalPool = new NetworkBufferPool(SEGMENTS, SEGMENT_SIZE);
-    private final RecordingTimer timer = new RecordingTimer();
-    private final RemoteChannels channels = new RemoteChannels(globalPool, timer);
+    private final RemoteChannels channels = new RemoteChannels(SEGMENTS, SEGMENT_SIZE);
+    private final NetworkBufferPool globalPool = channels.globalPool();
     private final CountingRecycler senderBuffers = new CountingRecycler();
     private ClientConnection connection = new ClientConnection();
 
     @AfterEach
     void closeAndCheckForLeaks() {
         connection.close();
-        channels.closeAll();
-        timer.shutdownNow();
-        MemoryAssertions.assertAllSegmentsReturned(globalPool);
-        globalPool.destroy();
+        channels.close();
     }
 
     // CH-2
@@ -92,12 +86,9 @@ class CreditBasedClientHandlerTest {
     @Test
     void bufferForAChannelWithoutAFreeBuffer_failsThatChannelOnly_andTheFollowingFramesStillArrive()
             throws Exception {
-        SingleInputGate gate = channels.gate(2, 1, 0);
+        SingleInputGate gate = requestedGate(2, 1, 0);
         RemoteInputChannel starved = RemoteChannels.channel(gate, 0);
         RemoteInputChannel healthy = RemoteChannels.channel(gate, 1);
-        connection.request(starved, 1);
-        connection.request(healthy, 1);
-        connection.written();
 
         connection.receive(data(starved, 0, 0, 10), data(starved, 1, 0, 20), data(healthy, 0, 0, 30));
 
@@ -116,25 +107,21 @@ class CreditBasedClientHandlerTest {
     @Test
     void partitionNotFound_takesTheChannelsRetryPath_notAFailure() throws Exception {
         channels.backoff(Duration.ofMillis(5), Duration.ofMillis(20));
-        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 0), 0);
-        connection.request(channel, 2);
+        RemoteInputChannel channel = RemoteChannels.channel(requestedGate(1, 2, 0), 0);
 
         connection.receive(new ErrorResponse(ErrorKind.PARTITION_NOT_FOUND, "not registered yet",
                 channel.partitionId(), channel.inputChannelId()));
 
         assertFalse(RemoteChannels.hasError(channel));
-        assertEquals(List.of(5L), timer.delaysMillis(), "one retry scheduled after the initial backoff");
+        assertEquals(List.of(5L), channels.timer().delaysMillis(), "one retry scheduled after the initial backoff");
     }
 
     // CH-7
     @Test
     void creditOfTwoChannels_oneAddCreditEach_heldBackWhileUnwritable_sentWhenWritable() throws Exception {
-        SingleInputGate gate = channels.gate(2, 2, 8);
+        SingleInputGate gate = requestedGate(2, 2, 8);
         RemoteInputChannel first = RemoteChannels.channel(gate, 0);
         RemoteInputChannel second = RemoteChannels.channel(gate, 1);
-        connection.request(first, 2);
-        connection.request(second, 2);
-        connection.written();
 
         connection.receive(data(first, 0, 1, 10), data(second, 0, 1, 10));
         assertEquals(2, first.unannouncedCredit(), "2 floating buffers borrowed for backlog 1");
@@ -169,12 +156,9 @@ class CreditBasedClientHandlerTest {
     @Test
     void releasedChannelAnnouncesNoCredit_nonLastCloseCancels_lastCloseSendsCloseRequestAndCloses()
             throws Exception {
-        SingleInputGate gate = channels.gate(2, 2, 8);
+        SingleInputGate gate = requestedGate(2, 2, 8);
         RemoteInputChannel first = RemoteChannels.channel(gate, 0);
         RemoteInputChannel second = RemoteChannels.channel(gate, 1);
-        connection.request(first, 2);
-        connection.request(second, 2);
-        connection.written();
         connection.receive(data(first, 0, 1, 10));
         connection.notifyCreditAvailable(first);
 
@@ -194,12 +178,26 @@ class CreditBasedClientHandlerTest {
         assertFalse(RemoteChannels.hasError(second), "an orderly close fails no channel");
     }
 
+    // CH-6
+    @Test
+    void channelsLettingGoOfAClosedConnection_sendNothing_andNothingThrows() throws Exception {
+        SingleInputGate gate = requestedGate(2, 1, 0);
+        connection.channel().close();
+        connection.runPendingTasks();
+
+        connection.client().close(RemoteChannels.channel(gate, 0), true);
+        connection.client().close(RemoteChannels.channel(gate, 1), true);
+        connection.runPendingTasks();
+
+        assertEquals(List.of(), connection.written());
+        connection.channel().checkException();
+        assertEquals(0, connection.handler().channelCount());
+    }
+
     // CH-9
     @Test
     void bufferForAChannelReleasedBeforeDecoding_takesNoBuffer_queuesNothing_andCancels() throws Exception {
-        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 0), 0);
-        connection.request(channel, 2);
-        connection.written();
+        RemoteInputChannel channel = RemoteChannels.channel(requestedGate(1, 2, 0), 0);
         RemoteChannels.release(channel);
 
         connection.receive(data(channel, 0, 0, 50));
@@ -213,9 +211,7 @@ class CreditBasedClientHandlerTest {
     // CH-9
     @Test
     void bufferDecodedIntoAChannelReleasedMidFrame_isRecycledAndCancelled() throws Exception {
-        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 0), 0);
-        connection.request(channel, 2);
-        connection.written();
+        RemoteInputChannel channel = RemoteChannels.channel(requestedGate(1, 2, 0), 0);
         byte[] frame = connection.encode(data(channel, 0, 0, 1000));
 
         connection.receiveRaw(Arrays.copyOfRange(frame, 0, 500), 500);
@@ -232,9 +228,7 @@ class CreditBasedClientHandlerTest {
     // CH-9, MSG-6
     @Test
     void bufferForAnUnknownReceiverMidStream_isCancelled_andTheFollowingFramesReachTheirChannel() throws Exception {
-        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, 2, 0), 0);
-        connection.request(channel, 2);
-        connection.written();
+        RemoteInputChannel channel = RemoteChannels.channel(requestedGate(1, 2, 0), 0);
         InputChannelId unknown = new InputChannelId(7, 7);
 
         connection.receive(data(channel, 0, 0, 10),
@@ -251,11 +245,9 @@ class CreditBasedClientHandlerTest {
     // RIC-1 on the wire
     @Test
     void sequenceGapOnTheWire_failsThatChannel_andRecyclesTheBuffer() throws Exception {
-        SingleInputGate gate = channels.gate(2, 2, 0);
+        SingleInputGate gate = requestedGate(2, 2, 0);
         RemoteInputChannel gapped = RemoteChannels.channel(gate, 0);
         RemoteInputChannel other = RemoteChannels.channel(gate, 1);
-        connection.request(gapped, 2);
-        connection.request(other, 2);
 
         connection.receive(data(gapped, 0, 0, 10), data(gapped, 2, 0, 10), data(other, 0, 0, 10));
 
@@ -268,9 +260,8 @@ class CreditBasedClientHandlerTest {
     // MSG-3 (events need no credit): an event arrives in a buffer of its own, not one of the channel's
     @Test
     void event_arrivesWithoutUsingTheChannelsBuffers() throws Exception {
-        SingleInputGate gate = channels.gate(1, 2, 0);
+        SingleInputGate gate = requestedGate(1, 2, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        connection.request(channel, 2);
         Buffer event = EventSerializer.userEvent(ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)));
 
         connection.receive(new BufferResponse(event, channel.inputChannelId(), 0, 0, DataType.EVENT_BUFFER,
@@ -320,16 +311,15 @@ class CreditBasedClientHandlerTest {
     // CTE-3
     @Test
     void connectionClosedByTheServer_failsEveryChannel_withTransportExceptionNamingTheProducer() throws Exception {
-        SingleInputGate gate = channels.gate(2, 1, 0);
-        connection.request(RemoteChannels.channel(gate, 0), 1);
-        connection.request(RemoteChannels.channel(gate, 1), 1);
+        SingleInputGate gate = requestedGate(2, 1, 0);
 
         connection.channel().close();
         connection.runPendingTasks();
 
         for (int i = 0; i < 2; i++) {
+            RemoteInputChannel channel = RemoteChannels.channel(gate, i);
             TransportException error = assertThrows(TransportException.class,
-                    () -> RemoteChannels.nextBuffer(RemoteChannels.channel(gate, 0)));
+                    () -> RemoteChannels.nextBuffer(channel));
             assertTrue(error.getMessage().contains(ClientConnection.CONNECTION.address().toString()),
                     error.getMessage());
             assertTrue(error.getMessage().contains(RemoteChannels.PRODUCER.value()), error.getMessage());
@@ -340,9 +330,7 @@ class CreditBasedClientHandlerTest {
     // CTE-4, CH-11
     @Test
     void exceptionInThePipeline_failsEveryChannelWithTransportException_andClosesTheConnection() throws Exception {
-        SingleInputGate gate = channels.gate(2, 1, 0);
-        connection.request(RemoteChannels.channel(gate, 0), 1);
-        connection.request(RemoteChannels.channel(gate, 1), 1);
+        SingleInputGate gate = requestedGate(2, 1, 0);
         IOException reset = new IOException("Connection reset by peer");
 
         connection.channel().pipeline().fireExceptionCaught(reset);
@@ -382,6 +370,19 @@ class CreditBasedClientHandlerTest {
     }
 
     // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * A gate of {@code count} channels that have sent their partition requests (drained from the connection), each
+     * with its {@code exclusive} buffers as credit.
+     */
+    private SingleInputGate requestedGate(int count, int exclusive, int floating) throws IOException {
+        SingleInputGate gate = channels.gate(count, exclusive, floating);
+        for (int i = 0; i < count; i++) {
+            connection.request(RemoteChannels.channel(gate, i), exclusive);
+        }
+        connection.written();
+        return gate;
+    }
 
     /** A data BufferResponse of {@code size} pattern bytes (seed = sequence number) for {@code channel}. */
     private BufferResponse data(RemoteInputChannel channel, int sequenceNumber, int backlog, int size) {

@@ -1,9 +1,12 @@
 package io.sluice.netty.transport;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -31,6 +34,20 @@ final class EventLoopTasks extends ChannelInboundHandlerAdapter {
     static void deliver(EmbeddedChannel channel, Object... messages) {
         channel.writeOneInbound(new Deliver(List.of(messages)));
         channel.checkException();
+    }
+
+    /**
+     * Fires {@code bytes} into the pipeline behind this handler as ByteBufs of at most {@code chunkSize} bytes (as a
+     * socket's reads would), then runs the tasks. Returns the ByteBufs, so that the caller can check that they were
+     * released; they wrap {@code bytes} (Unpooled: not leak-tracked, so small chunks cost nothing at PARANOID).
+     */
+    static List<ByteBuf> deliverBytes(EmbeddedChannel channel, byte[] bytes, int chunkSize) {
+        List<ByteBuf> chunks = new ArrayList<>();
+        for (int offset = 0; offset < bytes.length; offset += chunkSize) {
+            chunks.add(Unpooled.wrappedBuffer(bytes, offset, Math.min(chunkSize, bytes.length - offset)));
+        }
+        deliver(channel, chunks.toArray());
+        return chunks;
     }
 
     /** Runs the pending tasks, those they add, and the scheduled tasks that are due. */

@@ -26,7 +26,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -71,6 +70,8 @@ class PartitionRequestQueueTest {
         CreditBasedViewReader reader = connection.reader(RECEIVER);
         assertEquals(99, reader.credit());
         assertFalse(reader.isQueued(), "nothing left to send");
+        assertEquals(1, connection.metrics().buffersSent());
+        assertEquals(PartitionFixture.DEFAULT_SEGMENT_SIZE, connection.metrics().bytesSent());
     }
 
     // PRQ-4

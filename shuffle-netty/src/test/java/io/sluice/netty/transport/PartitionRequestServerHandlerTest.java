@@ -90,10 +90,7 @@ class PartitionRequestServerHandlerTest {
     @Test
     void partitionRegisteredBeforeTheRequest_isServedAtOnce() throws Exception {
         ServerConnection connection = connection(false);
-        ResultPartition partition = fixture.setUpPartition(1);
-        emitOneBufferRecords(partition, 2);
-
-        connection.send(new PartitionRequest(partition.partitionId(), 0, RECEIVER, 2));
+        requestedPartition(connection, 2, 2);
 
         assertEquals(List.of(0, 1), sequenceNumbers(connection.writtenBuffers()));
     }
@@ -164,9 +161,7 @@ class PartitionRequestServerHandlerTest {
     @Test
     void closeRequest_releasesEveryReader_andClosesTheConnection() throws Exception {
         ServerConnection connection = connection(false);
-        ResultPartition partition = fixture.setUpPartition(1);
-        emitOneBufferRecords(partition, 2);
-        connection.send(new PartitionRequest(partition.partitionId(), 0, RECEIVER, 0));
+        ResultPartition partition = requestedPartition(connection, 2, 0);
 
         connection.send(new CloseRequest());
 
@@ -180,9 +175,7 @@ class PartitionRequestServerHandlerTest {
     @Test
     void creditForAnUnknownReceiver_isIgnored_andOthersAreNotServedWithIt() throws Exception {
         ServerConnection connection = connection(false);
-        ResultPartition partition = fixture.setUpPartition(1);
-        emitOneBufferRecords(partition, 2);
-        connection.send(new PartitionRequest(partition.partitionId(), 0, RECEIVER, 0));
+        ResultPartition partition = requestedPartition(connection, 2, 0);
 
         connection.send(new AddCredit(5, new InputChannelId(9, 9)));
 
@@ -227,9 +220,7 @@ class PartitionRequestServerHandlerTest {
     @Test
     void unexpectedPipelineError_answersAFatalError_releasesTheReaders_andClosesTheConnection() throws Exception {
         ServerConnection connection = connection(false);
-        ResultPartition partition = fixture.setUpPartition(1);
-        emitOneBufferRecords(partition, 1);
-        connection.send(new PartitionRequest(partition.partitionId(), 0, RECEIVER, 0));
+        ResultPartition partition = requestedPartition(connection, 1, 0);
 
         connection.channel().pipeline().fireExceptionCaught(new IllegalStateException("handler bug"));
         connection.runPendingTasks();
@@ -260,6 +251,15 @@ class PartitionRequestServerHandlerTest {
     }
 
     // ------------------------------------------------------------------------------------------------------------
+
+    /** A partition with {@code records} one-buffer records, whose subpartition 0 RECEIVER requests with credit. */
+    private ResultPartition requestedPartition(ServerConnection connection, int records, int credit)
+            throws IOException {
+        ResultPartition partition = fixture.setUpPartition(1);
+        emitOneBufferRecords(partition, records);
+        connection.send(new PartitionRequest(partition.partitionId(), 0, RECEIVER, credit));
+        return partition;
+    }
 
     /** {@code count} records of one full buffer each into subpartition 0, then a flush. */
     private static void emitOneBufferRecords(ResultPartition partition, int count) throws IOException {

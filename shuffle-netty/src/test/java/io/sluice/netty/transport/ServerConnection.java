@@ -1,7 +1,6 @@
 package io.sluice.netty.transport;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -49,7 +48,8 @@ final class ServerConnection implements AutoCloseable {
     private final FlushCounter flushes = new FlushCounter();
     /** Every ByteBuf handed to the server's decoder, to check that it released them. */
     private final List<ByteBuf> fed = new ArrayList<>();
-    private final PartitionRequestQueue queue = new PartitionRequestQueue(new TransportMetrics());
+    private final TransportMetrics metrics = new TransportMetrics();
+    private final PartitionRequestQueue queue = new PartitionRequestQueue(metrics);
     private final EmbeddedChannel channel;
     private final EmbeddedChannel decoding;
 
@@ -67,6 +67,11 @@ final class ServerConnection implements AutoCloseable {
                 : codec.channel(flushes, new EventLoopTasks(), new NettyMessageEncoder(), handler, queue);
         channel.freezeTime();
         decoding = codec.client(new TestNetworkBufferAllocator(PAYLOAD_CAPACITY, receivers));
+    }
+
+    /** The counters the queue updates. */
+    TransportMetrics metrics() {
+        return metrics;
     }
 
     PartitionRequestQueue queue() {
@@ -99,12 +104,7 @@ final class ServerConnection implements AutoCloseable {
 
     /** Hands raw bytes to the server's decoder, in reads of {@code chunkSize}. */
     void sendRaw(byte[] bytes, int chunkSize) {
-        List<ByteBuf> chunks = new ArrayList<>();
-        for (int offset = 0; offset < bytes.length; offset += chunkSize) {
-            chunks.add(Unpooled.wrappedBuffer(bytes, offset, Math.min(chunkSize, bytes.length - offset)));
-        }
-        fed.addAll(chunks);
-        EventLoopTasks.deliver(channel, chunks.toArray());
+        fed.addAll(EventLoopTasks.deliverBytes(channel, bytes, chunkSize));
     }
 
     /** Runs the event-loop tasks waiting now (producer notifications, registration callbacks). */

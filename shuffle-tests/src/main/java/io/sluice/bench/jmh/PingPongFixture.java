@@ -117,6 +117,8 @@ final class PingPongFixture {
             while (pongReader.next() != null) {
                 // Nothing is in flight after the last round trip; this reads the end of the partition.
             }
+            pingReader.close(); // the gates keep their exclusive buffers until closed
+            pongReader.close();
             int notReturned = environments.awaitBuffersReturned(RELEASE_GRACE);
             if (notReturned > 0) {
                 throw new IllegalStateException(notReturned + " buffers not returned: " + environments.describeSegmentsInUse());

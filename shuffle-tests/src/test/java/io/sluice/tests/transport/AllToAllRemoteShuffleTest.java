@@ -1,14 +1,13 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleMetrics;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -35,10 +34,9 @@ class AllToAllRemoteShuffleTest {
 
     private static final int PRODUCERS = 4;
     private static final int CONSUMERS = 4;
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 2L << 20);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
+    /** 512 segments each: the four partitions and the four gates need at most 64. */
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(512, SEGMENT_SIZE);
     /**
      * Mixed sizes up to three segments, with the boundaries of framing: a 4-byte length plus 4092 bytes fills a
      * segment exactly, 4096 and 4100 bytes spill just over; 8000 and 12288 bytes span two to four buffers.
@@ -57,15 +55,12 @@ class AllToAllRemoteShuffleTest {
             ResultPartitionWriter[] writers = new ResultPartitionWriter[PRODUCERS];
             for (int p = 0; p < PRODUCERS; p++) {
                 partitions[p] = shuffle.registerPartition(CONSUMERS);
-                writers[p] = shuffle.createWriter("producer " + p, partitions[p]);
-                writers[p].setup();
+                writers[p] = Endpoints.setUpWriter(shuffle, "producer " + p, partitions[p]);
             }
             List<BackgroundTask<?>> tasks = new ArrayList<>();
             List<BackgroundTask<RecordVerifier>> consumers = new ArrayList<>();
             for (int c = 0; c < CONSUMERS; c++) {
-                InputGate gate = shuffle.createGate("consumer " + c, c, partitions);
-                gate.setup();
-                RecordReader reader = shuffle.reader(gate);
+                RecordReader reader = Endpoints.setUpReader(shuffle, "consumer " + c, c, partitions);
                 RecordVerifier verifier = new RecordVerifier("consumer " + c, streamsReadBy(c));
                 consumers.add(shuffle.fork("consumer " + c, () -> {
                     RecordTraffic.readToEnd(reader, verifier);

@@ -153,9 +153,15 @@ final class ChildJvm implements AutoCloseable {
 
     /** Kills the child if it is still running. */
     @Override
-    public void close() throws InterruptedException {
-        if (process.isAlive()) {
+    public void close() {
+        if (!process.isAlive()) {
+            return;
+        }
+        try {
             kill();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for the killed child to go; " + this, e);
         }
     }
 

@@ -5,10 +5,10 @@ import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
@@ -34,14 +34,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @ExtendWith(NettyLeakCheck.class)
 class ConnectionSharingTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
     /**
      * 1024 segments each: the consumers reserve 200 channels x 2 exclusive + 4 gates x 8 floating = 432, and the
      * producers' 200 partitions need at least 2 each.
      */
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 1024L * SEGMENT_SIZE);
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(1024, MemoryConfig.SMALL_SEGMENT);
     private static final int CHANNELS = 200;
     private static final int GATES = 4;
     private static final int CHANNELS_PER_GATE = CHANNELS / GATES;
@@ -60,8 +57,7 @@ class ConnectionSharingTest {
             ResultPartitionWriter[] writers = new ResultPartitionWriter[CHANNELS];
             for (int i = 0; i < CHANNELS; i++) {
                 partitions[i] = shuffle.registerPartition(1, i % CONNECTION_INDEXES);
-                writers[i] = shuffle.createWriter("producer " + i, partitions[i]);
-                writers[i].setup();
+                writers[i] = Endpoints.setUpWriter(shuffle, "producer " + i, partitions[i]);
             }
             InputGate[] gates = new InputGate[GATES];
             BackgroundTask<?>[] setups = new BackgroundTask<?>[GATES];

@@ -1,14 +1,13 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
@@ -30,10 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @ExtendWith(NettyLeakCheck.class)
 class ConsumerGateClosedMidStreamTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(64, SEGMENT_SIZE);
     /** Per subpartition; about 10 MiB for the one that stays: far more than the partition's buffers. */
     private static final int RECORDS = 5_000;
     private static final RecordSizes SIZES = RecordSizes.uniform(RecordFormat.HEADER_BYTES, SEGMENT_SIZE);
@@ -48,10 +45,9 @@ class ConsumerGateClosedMidStreamTest {
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
             ShuffleEnvironment producerEnvironment = shuffle.producerEnvironment();
             RegisteredPartition partition = shuffle.registerPartition(2);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            RecordReader staying = setUpReader(shuffle, partition, STAYING);
-            RecordReader leaving = setUpReader(shuffle, partition, LEAVING);
+            ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer", partition);
+            RecordReader staying = Endpoints.setUpReader(shuffle, "staying consumer", STAYING, partition);
+            RecordReader leaving = Endpoints.setUpReader(shuffle, "leaving consumer", LEAVING, partition);
             BackgroundTask<Long> producer = shuffle.fork("producer", () -> {
                 RecordGenerator[] records = {new RecordGenerator(STAYING, SEED, SIZES),
                         new RecordGenerator(LEAVING, SEED, SIZES)};
@@ -89,12 +85,5 @@ class ConsumerGateClosedMidStreamTest {
 
     private static boolean allSegmentsAvailable(ShuffleEnvironment environment) {
         return environment.metrics().availableSegments() == environment.metrics().totalSegments();
-    }
-
-    private static RecordReader setUpReader(ShuffleFixture shuffle, RegisteredPartition partition, int subpartition)
-            throws Exception {
-        InputGate gate = shuffle.createGate("consumer " + subpartition, subpartition, partition);
-        gate.setup();
-        return shuffle.reader(gate);
     }
 }

@@ -1,13 +1,12 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
@@ -40,15 +39,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Bytes that are not Sluice frames, written to a producer environment's data port with a plain socket, make its
  * server close that one connection (with a logged reason); a consumer streaming over another connection to the same
- * server finishes correctly, and the server still accepts new connections.
+ * server finishes correctly, and the server still accepts new connections. TCP transports only: the local transport
+ * has no port a socket can reach.
  */
 @ExtendWith(NettyLeakCheck.class)
 class GarbageOnDataPortTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(64, SEGMENT_SIZE);
     /** How long the server may take to close the garbage connection; a hang guard for the socket read. */
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
     private static final RecordSizes SIZES = RecordSizes.uniform(RecordFormat.HEADER_BYTES, 2 * SEGMENT_SIZE);
@@ -128,11 +126,8 @@ class GarbageOnDataPortTest {
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
             ShuffleEnvironment producerEnvironment = shuffle.producerEnvironment();
             RegisteredPartition partition = shuffle.registerPartition(1, 0);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
-            RecordReader reader = shuffle.reader(gate);
+            ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer", partition);
+            RecordReader reader = Endpoints.setUpReader(shuffle, "consumer", 0, partition);
             AtomicLong read = new AtomicLong();
             RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
             BackgroundTask<Long> consumer = shuffle.fork("consumer",
@@ -168,11 +163,8 @@ class GarbageOnDataPortTest {
     /** The server goes on accepting: a partition read over connection index 1 (a new connection) arrives whole. */
     private static void readOverANewConnection(ShuffleFixture shuffle) throws Exception {
         RegisteredPartition partition = shuffle.registerPartition(1, 1);
-        ResultPartitionWriter writer = shuffle.createWriter("producer afterwards", partition);
-        writer.setup();
-        InputGate gate = shuffle.createGate("consumer afterwards", 0, partition);
-        gate.setup();
-        RecordReader reader = shuffle.reader(gate);
+        ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer afterwards", partition);
+        RecordReader reader = Endpoints.setUpReader(shuffle, "consumer afterwards", 0, partition);
         RecordGenerator records = new RecordGenerator(1, SEED, SIZES);
         BackgroundTask<Long> producer = shuffle.fork("producer afterwards", () -> {
             RecordTraffic.emit(writer, 0, records, RECORDS_AFTERWARDS);

@@ -1,6 +1,5 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
@@ -9,6 +8,7 @@ import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
@@ -36,10 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(NettyLeakCheck.class)
 class LatePartitionRegistrationTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(64, SEGMENT_SIZE);
     /** The scenario: the producer sets up its partition this long after the consumer asked for it. */
     private static final long REGISTRATION_DELAY_MILLIS = 1000;
     private static final RecordSizes SIZES = RecordSizes.uniform(RecordFormat.HEADER_BYTES, 2 * SEGMENT_SIZE);
@@ -50,31 +48,23 @@ class LatePartitionRegistrationTest {
     void partitionRegisteredOneSecondAfterTheRequest_isReadFully_whileTheServerKeepsTheRequest(Transport transport)
             throws Exception {
         // The producer's server keeps an unanswered request for the initial backoff: longer than the delay.
-        ShuffleConfig config = CONFIG.with(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF, Duration.ofSeconds(5));
-        readPartitionRegisteredLate(transport, config);
+        readPartitionRegisteredLate(transport, withBackoff(Duration.ofSeconds(5), Duration.ofSeconds(10)));
     }
 
     @EveryTransport
     void partitionRegisteredOneSecondAfterTheRequest_isReadFully_afterTheConsumerRetried(Transport transport)
             throws Exception {
         // 50, 100, 200, 400, 800 ms: the server answers "not found" several times before the partition appears.
-        ShuffleConfig config = CONFIG
-                .with(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF, Duration.ofMillis(50))
-                .with(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF, Duration.ofSeconds(10));
-        readPartitionRegisteredLate(transport, config);
+        readPartitionRegisteredLate(transport, withBackoff(Duration.ofMillis(50), Duration.ofSeconds(10)));
     }
 
     @EveryTransport
     void partitionNeverRegistered_failsTheRemoteConsumerWithPartitionNotFound_afterTheBackoff(Transport transport)
             throws Exception {
-        ShuffleConfig config = CONFIG
-                .with(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF, Duration.ofMillis(20))
-                .with(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF, Duration.ofMillis(80));
+        ShuffleConfig config = withBackoff(Duration.ofMillis(20), Duration.ofMillis(80));
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, config)) {
             RegisteredPartition partition = shuffle.registerPartition(1);
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
-            RecordReader reader = shuffle.reader(gate);
+            RecordReader reader = Endpoints.setUpReader(shuffle, "consumer", 0, partition);
             BackgroundTask<Long> consumer = shuffle.fork("consumer",
                     () -> RecordTraffic.readToEnd(reader, new RecordVerifier("consumer", new int[] {0})));
 
@@ -88,12 +78,15 @@ class LatePartitionRegistrationTest {
         }
     }
 
+    private static ShuffleConfig withBackoff(Duration initial, Duration max) {
+        return CONFIG.with(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF, initial)
+                .with(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF, max);
+    }
+
     private static void readPartitionRegisteredLate(Transport transport, ShuffleConfig config) throws Exception {
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, config)) {
             RegisteredPartition partition = shuffle.registerPartition(1);
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
-            RecordReader reader = shuffle.reader(gate);
+            RecordReader reader = Endpoints.setUpReader(shuffle, "consumer", 0, partition);
             RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
             BackgroundTask<Long> consumer = shuffle.fork("consumer", () -> RecordTraffic.readToEnd(reader, verifier));
             // setup() connected and sent the request: the producer's server holds it, nothing is registered.

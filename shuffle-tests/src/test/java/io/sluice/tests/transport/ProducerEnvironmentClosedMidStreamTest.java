@@ -1,14 +1,12 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleOptions;
-import io.sluice.api.TransportException;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
@@ -27,22 +25,17 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The producers' environment closes while its consumers in another environment are in the middle of their streams:
- * every consumer channel, on every connection to it, fails with a {@link TransportException} that names the remote
+ * every consumer channel, on every connection to it, fails with a {@code TransportException} that names the remote
  * address and the producer environment, within five seconds; none hangs.
  */
 @ExtendWith(NettyLeakCheck.class)
 class ProducerEnvironmentClosedMidStreamTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 128L * SEGMENT_SIZE);
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(128, SEGMENT_SIZE);
     /** One channel per gate, so each channel's failure is seen on its own. */
     private static final int CHANNELS = 4;
     /** Channels alternate between two connection indexes: two connections fail at once. */
@@ -64,11 +57,8 @@ class ProducerEnvironmentClosedMidStreamTest {
             List<BackgroundTask<Long>> consumers = new ArrayList<>();
             for (int i = 0; i < CHANNELS; i++) {
                 RegisteredPartition partition = shuffle.registerPartition(1, i % CONNECTIONS);
-                ResultPartitionWriter writer = shuffle.createWriter("producer " + i, partition);
-                writer.setup();
-                InputGate gate = shuffle.createGate("consumer " + i, 0, partition);
-                gate.setup();
-                RecordReader reader = shuffle.reader(gate);
+                ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer " + i, partition);
+                RecordReader reader = Endpoints.setUpReader(shuffle, "consumer " + i, 0, partition);
                 int stream = i;
                 AtomicLong read = new AtomicLong();
                 recordsRead.add(read);
@@ -80,19 +70,13 @@ class ProducerEnvironmentClosedMidStreamTest {
             Await.until(() -> recordsRead.stream().allMatch(read -> read.get() >= RECORDS_BEFORE_CLOSE),
                     Await.EVENTUALLY, () -> "every consumer read " + RECORDS_BEFORE_CLOSE + " records: " + recordsRead);
 
-            long closeStarted = System.nanoTime();
+            Deadline deadline = Deadline.in(FAILURE_DEADLINE);
             shuffle.producerEnvironment().close();
 
             String producerId = shuffle.producerEnvironment().resourceId().value();
             for (int i = 0; i < CHANNELS; i++) {
-                Throwable failure = consumers.get(i).awaitFailure(remaining(closeStarted));
-                assertInstanceOf(TransportException.class, failure, "what consumer " + i + " got");
-                TransportException transportFailure = (TransportException) failure;
-                assertNotNull(transportFailure.remoteAddress(), "the remote address of consumer " + i + "'s failure");
-                assertTrue(failure.getMessage().contains(String.valueOf(transportFailure.remoteAddress()))
-                                && failure.getMessage().contains(producerId),
-                        "consumer " + i + "'s failure names the remote address and producer " + producerId + ": "
-                                + failure.getMessage());
+                LostConnections.assertTransportExceptionNamingTheProducer(
+                        consumers.get(i).awaitFailure(deadline.remaining()), producerId, "consumer " + i);
             }
             stopProducing.set(true);
             BackgroundTask.awaitAll(Await.EVENTUALLY, producers.toArray(new BackgroundTask<?>[0]));
@@ -109,10 +93,5 @@ class ProducerEnvironmentClosedMidStreamTest {
             RecordTraffic.emitNext(writer, 0, records);
         }
         return records.nextSequence();
-    }
-
-    private static Duration remaining(long startNanos) {
-        long left = FAILURE_DEADLINE.toNanos() - (System.nanoTime() - startNanos);
-        return Duration.ofNanos(Math.max(0, left));
     }
 }

@@ -13,10 +13,10 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.tests.support.Await;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
@@ -59,11 +59,9 @@ public final class ProducerProcess {
 
     static final int SUBPARTITIONS = 2;
     static final String ENDLESS = "endless";
-    private static final int SEGMENT_SIZE = 4 << 10;
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
     /** The configuration of the producer's environment and of the consumer's in the test JVM. */
-    static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
+    static final ShuffleConfig CONFIG = MemoryConfig.of(64, SEGMENT_SIZE);
     private static final RecordSizes SIZES = RecordSizes.uniform(RecordFormat.HEADER_BYTES, 3 * SEGMENT_SIZE);
     private static final long SEED = 0x9C0CE55L;
     /** How long the consumer may take to read the whole data set: a hang guard of the child. */

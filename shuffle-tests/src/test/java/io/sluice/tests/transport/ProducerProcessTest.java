@@ -1,8 +1,6 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordReader;
-import io.sluice.api.TransportException;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTcpTransport;
@@ -22,14 +20,11 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The producer in a second JVM ({@link ProducerProcess}, started and killed by the test through its process handle),
  * the consumer in this one: a known data set crosses the process boundary intact, and a producer process that dies
- * mid-stream fails its consumer with a {@link TransportException} within five seconds.
+ * mid-stream fails its consumer with a {@code TransportException} within five seconds.
  */
 @ExtendWith(NettyLeakCheck.class)
 class ProducerProcessTest {
@@ -52,7 +47,7 @@ class ProducerProcessTest {
             List<BackgroundTask<StreamDigest.Summary>> consumers = new ArrayList<>();
             List<RecordVerifier> verifiers = new ArrayList<>();
             for (int s = 0; s < ProducerProcess.SUBPARTITIONS; s++) {
-                RecordReader reader = setUpReader(shuffle, partition, s);
+                RecordReader reader = Endpoints.setUpReader(shuffle, "consumer " + s, s, partition);
                 RecordVerifier verifier = new RecordVerifier("consumer " + s, new int[] {s});
                 verifiers.add(verifier);
                 consumers.add(shuffle.fork("consumer " + s, () -> {
@@ -90,7 +85,7 @@ class ProducerProcessTest {
             List<BackgroundTask<Long>> consumers = new ArrayList<>();
             List<AtomicLong> recordsRead = new ArrayList<>();
             for (int s = 0; s < ProducerProcess.SUBPARTITIONS; s++) {
-                RecordReader reader = setUpReader(shuffle, partition, s);
+                RecordReader reader = Endpoints.setUpReader(shuffle, "consumer " + s, s, partition);
                 RecordVerifier verifier = new RecordVerifier("consumer " + s, new int[] {s});
                 AtomicLong read = new AtomicLong();
                 recordsRead.add(read);
@@ -100,15 +95,12 @@ class ProducerProcessTest {
             Await.until(() -> recordsRead.stream().allMatch(read -> read.get() >= RECORDS_BEFORE_KILL),
                     Await.EVENTUALLY, () -> "every consumer read " + RECORDS_BEFORE_KILL + " records: " + recordsRead);
 
-            long killed = System.nanoTime();
+            Deadline deadline = Deadline.in(FAILURE_DEADLINE);
             child.kill();
 
             for (int s = 0; s < ProducerProcess.SUBPARTITIONS; s++) {
-                Throwable failure = consumers.get(s).awaitFailure(remaining(killed));
-                assertInstanceOf(TransportException.class, failure, "what consumer " + s + " got");
-                assertNotNull(((TransportException) failure).remoteAddress(), "remote address of the failure");
-                assertTrue(failure.getMessage().contains(producerId), "consumer " + s + "'s failure names the "
-                        + "producer " + producerId + ": " + failure.getMessage());
+                LostConnections.assertTransportExceptionNamingTheProducer(
+                        consumers.get(s).awaitFailure(deadline.remaining()), producerId, "consumer " + s);
             }
         }
     }
@@ -117,17 +109,5 @@ class ProducerProcessTest {
     private static RegisteredPartition partitionOf(ChildJvm child) throws Exception {
         String encoded = child.awaitValue("PARTITION", Await.EVENTUALLY);
         return new RegisteredPartition(ProducerProcess.decodeDescriptor(encoded), ProducerProcess.SUBPARTITIONS);
-    }
-
-    private static RecordReader setUpReader(ShuffleFixture shuffle, RegisteredPartition partition, int subpartition)
-            throws Exception {
-        InputGate gate = shuffle.createGate("consumer " + subpartition, subpartition, partition);
-        gate.setup();
-        return shuffle.reader(gate);
-    }
-
-    private static Duration remaining(long startNanos) {
-        long left = FAILURE_DEADLINE.toNanos() - (System.nanoTime() - startNanos);
-        return Duration.ofNanos(Math.max(0, left));
     }
 }

@@ -1,14 +1,13 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
@@ -17,10 +16,13 @@ import io.sluice.tests.support.RecordTraffic;
 import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
+import io.sluice.tests.support.StreamDigest;
 import io.sluice.tests.support.Transport;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -34,11 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(NettyLeakCheck.class)
 class RemoteProducerFailureTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, 64L * SEGMENT_SIZE);
-    /** The promise for a failure to reach a waiting consumer; a hang guard, generous for a loaded machine. */
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(64, SEGMENT_SIZE);
+    /** The promise for a failure to reach a waiting consumer. */
     private static final Duration FAILURE_DEADLINE = Duration.ofSeconds(5);
     private static final RecordSizes SIZES = RecordSizes.uniform(RecordFormat.HEADER_BYTES, 2 * SEGMENT_SIZE);
     private static final int RECORDS_BEFORE_FAILURE = 5;
@@ -54,31 +54,29 @@ class RemoteProducerFailureTest {
             // Both partitions on connection index 0: their consumers share one connection.
             RegisteredPartition failingPartition = shuffle.registerPartition(1, 0);
             RegisteredPartition healthyPartition = shuffle.registerPartition(1, 0);
-            ResultPartitionWriter failing = shuffle.createWriter("failing producer", failingPartition);
-            failing.setup();
-            ResultPartitionWriter healthy = shuffle.createWriter("healthy producer", healthyPartition);
-            healthy.setup();
-            RecordReader failingReader = setUpReader(shuffle, "consumer of the failing producer", failingPartition);
-            RecordReader healthyReader = setUpReader(shuffle, "consumer of the healthy producer", healthyPartition);
+            ResultPartitionWriter failing = Endpoints.setUpWriter(shuffle, "failing producer", failingPartition);
+            ResultPartitionWriter healthy = Endpoints.setUpWriter(shuffle, "healthy producer", healthyPartition);
+            RecordReader failingReader = Endpoints.setUpReader(shuffle, "consumer of the failing producer", 0,
+                    failingPartition);
+            RecordReader healthyReader = Endpoints.setUpReader(shuffle, "consumer of the healthy producer", 0,
+                    healthyPartition);
             assertEquals(1, shuffle.consumerEnvironment().metrics().openConnections(),
                     "connections of the two consumers, which read the same producer on the same connection index");
 
             RecordTraffic.emit(failing, 0, new RecordGenerator(0, SEED, SIZES), RECORDS_BEFORE_FAILURE);
             failing.flushAll();
-            BackgroundTask<Long> failingConsumer = shuffle.fork("consumer of the failing producer", () -> {
-                RecordVerifier verifier = new RecordVerifier("consumer of the failing producer", new int[] {0});
-                RecordTraffic.read(failingReader, verifier, RECORDS_BEFORE_FAILURE);
-                return RecordTraffic.readToEnd(failingReader, verifier);
-            });
-            failingConsumer.awaitParkedIn("getNext", Await.EVENTUALLY);
+            AtomicLong read = new AtomicLong();
+            RecordVerifier failingVerifier = new RecordVerifier("consumer of the failing producer", new int[] {0});
+            BackgroundTask<Long> failingConsumer = shuffle.fork("consumer of the failing producer",
+                    () -> CountingReads.readToEnd(failingReader, failingVerifier, new StreamDigest(), read));
+            // Mid-stream: the producer's server serves the request (the records arrived), the consumer waits for more.
+            Await.until(() -> read.get() == RECORDS_BEFORE_FAILURE && failingConsumer.isParkedIn("getNext"),
+                    Await.EVENTUALLY, () -> "the consumer read " + RECORDS_BEFORE_FAILURE + " records and waits; it "
+                            + "read " + read.get());
 
             failing.fail(new IllegalStateException(CAUSE));
-            Throwable failure = failingConsumer.awaitFailure(FAILURE_DEADLINE);
 
-            assertInstanceOf(ProducerFailedException.class, failure, "what the consumer of the failed producer got");
-            assertTrue(failure.getMessage().contains(CAUSE), "the producer's cause is in the message: "
-                    + failure.getMessage());
-
+            assertProducerFailedWithCause(failingConsumer.awaitFailure(FAILURE_DEADLINE));
             RecordVerifier healthyVerifier = new RecordVerifier("consumer of the healthy producer", new int[] {1});
             BackgroundTask<Long> healthyConsumer = shuffle.fork("consumer of the healthy producer",
                     () -> RecordTraffic.readToEnd(healthyReader, healthyVerifier));
@@ -95,10 +93,32 @@ class RemoteProducerFailureTest {
         }
     }
 
-    private static RecordReader setUpReader(ShuffleFixture shuffle, String name, RegisteredPartition partition)
-            throws Exception {
-        InputGate gate = shuffle.createGate(name, 0, partition);
-        gate.setup();
-        return shuffle.reader(gate);
+    @Disabled("bug: ResultPartitionManager forgets a failed partition (onPartitionReleased), so the producer's server "
+            + "parks a request that arrives after the failure as 'not registered yet'; the consumer retries and gets "
+            + "PartitionNotFoundException after the whole backoff (~23 s by default) instead of ProducerFailedException")
+    @EveryTransport
+    void producerFailedBeforeTheRemoteRequestArrived_failsTheConsumerWithProducerFailedException_withinFiveSeconds(
+            Transport transport) throws Exception {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
+            RegisteredPartition partition = shuffle.registerPartition(1);
+            ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "failing producer", partition);
+            RecordTraffic.emit(writer, 0, new RecordGenerator(0, SEED, SIZES), RECORDS_BEFORE_FAILURE);
+            writer.flushAll();
+            // Deterministically what happens when the producer fails while a consumer's request is on its way (seen
+            // in about one of four runs of the test above before it waited for the records): the server gets the
+            // request after the failure.
+            writer.fail(new IllegalStateException(CAUSE));
+            RecordReader reader = Endpoints.setUpReader(shuffle, "consumer", 0, partition);
+            BackgroundTask<Long> consumer = shuffle.fork("consumer",
+                    () -> RecordTraffic.readToEnd(reader, new RecordVerifier("consumer", new int[] {0})));
+
+            assertProducerFailedWithCause(consumer.awaitFailure(FAILURE_DEADLINE));
+        }
+    }
+
+    private static void assertProducerFailedWithCause(Throwable failure) {
+        assertInstanceOf(ProducerFailedException.class, failure, "what the consumer of the failed producer got");
+        assertTrue(failure.getMessage().contains(CAUSE), "the producer's cause is in the message: "
+                + failure.getMessage());
     }
 }

@@ -1,6 +1,5 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.InputGate;
 import io.sluice.api.RecordFraming;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
@@ -11,6 +10,7 @@ import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
@@ -35,14 +35,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(NettyLeakCheck.class)
 class SlowConsumerBackpressureTest {
 
-    private static final int SEGMENT_SIZE = 4 << 10;
-    /** Per environment: several times what one channel may use, so a bound on the channel's share can fail. */
-    private static final int SEGMENTS = 64;
+    private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
     private static final int BUFFERS_PER_CHANNEL = 2;
     private static final int FLOATING_BUFFERS_PER_GATE = 8;
-    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
-            .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, (long) SEGMENT_SIZE)
-            .with(ShuffleOptions.MEMORY_TOTAL, (long) SEGMENTS * SEGMENT_SIZE)
+    /** 64 segments per environment: several times what one channel may use, so a bound on its share can fail. */
+    private static final ShuffleConfig CONFIG = MemoryConfig.of(64, SEGMENT_SIZE)
             .with(ShuffleOptions.BUFFERS_PER_CHANNEL, BUFFERS_PER_CHANNEL)
             .with(ShuffleOptions.FLOATING_BUFFERS_PER_GATE, FLOATING_BUFFERS_PER_GATE);
     /**
@@ -65,11 +62,8 @@ class SlowConsumerBackpressureTest {
             throws Exception {
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
             RegisteredPartition partition = shuffle.registerPartition(1);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            InputGate gate = shuffle.createGate("slow consumer", 0, partition);
-            gate.setup();
-            RecordReader reader = shuffle.reader(gate);
+            ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer", partition);
+            RecordReader reader = Endpoints.setUpReader(shuffle, "slow consumer", 0, partition);
             AtomicLong emittedRecords = new AtomicLong();
             AtomicLong emittedFramedBytes = new AtomicLong();
             BackgroundTask<Long> producer = shuffle.fork("producer", () -> {

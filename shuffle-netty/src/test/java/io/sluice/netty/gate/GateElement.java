@@ -15,25 +15,25 @@ import java.util.Optional;
  * @param isEvent a user event rather than data
  * @param bytes   the data bytes, or the event's payload
  */
-record GateReads(int channel, boolean isEvent, byte[] bytes) {
+record GateElement(int channel, boolean isEvent, byte[] bytes) {
 
     /** The next element, blocking; null once the gate finished. Recycles the buffer. */
-    static GateReads next(InputGate gate) throws IOException, InterruptedException {
+    static GateElement next(InputGate gate) throws IOException, InterruptedException {
         return copy(gate.getNext());
     }
 
     /** The next element without blocking; null when there is none now. Recycles the buffer. */
-    static GateReads poll(InputGate gate) throws IOException {
+    static GateElement poll(InputGate gate) throws IOException {
         return copy(gate.pollNext());
     }
 
-    private static GateReads copy(Optional<BufferOrEvent> next) {
+    private static GateElement copy(Optional<BufferOrEvent> next) {
         if (next.isEmpty()) {
             return null;
         }
         BufferOrEvent element = next.get();
         try {
-            return new GateReads(element.channelIndex(), element.isEvent(), TestRecords.bytesOf(element.data()));
+            return new GateElement(element.channelIndex(), element.isEvent(), TestRecords.bytesOf(element.data()));
         } finally {
             element.recycle();
         }
