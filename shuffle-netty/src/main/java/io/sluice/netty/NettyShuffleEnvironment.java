@@ -64,7 +64,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     private State state = State.CREATED; // guarded by lock
     private final Set<ResultPartition> writers = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
     private final Set<SingleInputGate> gates = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
-    private ShuffleMetrics metricsAtClose; // guarded by lock
+    /** The metrics once closed and every segment came back (the pool is then freed and reads 0). */
+    private ShuffleMetrics finalMetrics; // guarded by lock
 
     NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config) {
         this.context = context;
@@ -172,11 +173,25 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     @Override
     public ShuffleMetrics metrics() {
         synchronized (lock) {
-            if (metricsAtClose != null) {
-                return metricsAtClose;
+            if (finalMetrics != null) {
+                return finalMetrics;
+            }
+            if (state == State.CLOSED) {
+                // Segments may still be on their way back (a buffer recycled on another environment's event loop
+                // after close returned): read them live, and free the memory once all are home.
+                return freeMemoryIfAllReturnedLocked();
             }
         }
         return currentMetrics();
+    }
+
+    private ShuffleMetrics freeMemoryIfAllReturnedLocked() {
+        ShuffleMetrics live = currentMetrics();
+        if (live.availableSegments() == live.totalSegments()) {
+            finalMetrics = live;
+            networkBufferPool.destroy();
+        }
+        return live;
     }
 
     private ShuffleMetrics currentMetrics() {
@@ -221,19 +236,17 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             Thread.currentThread().interrupt();
         }
         networkBufferPool.destroyAllBufferPools();
-        ShuffleMetrics finalMetrics = currentMetrics();
+        ShuffleMetrics atClose;
         synchronized (lock) {
-            metricsAtClose = finalMetrics;
+            atClose = freeMemoryIfAllReturnedLocked();
         }
-        int missing = finalMetrics.totalSegments() - finalMetrics.availableSegments();
-        if (missing == 0) {
-            networkBufferPool.destroy();
-        } else {
-            // Buffers still held by the engine (not yet recycled) come back later; freeing their memory now would
-            // pull it from under them, so the pool stays until the process ends.
-            LOG.warn("Shuffle environment {} closed with {} of {} segments still in use: a BufferOrEvent was not "
-                    + "recycled, or a writer or gate is still in use", context.resourceId(), missing,
-                    finalMetrics.totalSegments());
+        int missing = atClose.totalSegments() - atClose.availableSegments();
+        if (missing > 0) {
+            // Buffers still held by the engine (a BufferOrEvent not recycled yet), or in flight to another
+            // environment, come back later; freeing their memory now would pull it from under them. metrics()
+            // frees it once they are all back.
+            LOG.info("Shuffle environment {} closed with {} of {} segments still in use; they return when their "
+                    + "buffers are recycled", context.resourceId(), missing, atClose.totalSegments());
         }
         LOG.info("Closed shuffle environment {}", context.resourceId());
     }

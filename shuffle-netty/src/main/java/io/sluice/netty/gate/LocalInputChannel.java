@@ -3,6 +3,7 @@ package io.sluice.netty.gate;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ShuffleException;
 import io.sluice.netty.partition.BufferAndBacklog;
 import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.ResultPartitionManager;
@@ -72,7 +73,7 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
         } catch (PartitionNotFoundException e) {
             scheduleRetryOrFail(e);
             return;
-        } catch (RuntimeException e) {
+        } catch (ShuffleException | RuntimeException e) {
             setError(e);
             return;
         }

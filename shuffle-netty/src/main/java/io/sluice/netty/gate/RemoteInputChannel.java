@@ -44,7 +44,9 @@ import java.util.function.Supplier;
  * run on the connection's event loop; {@link #getNextBuffer()} on the consumer thread; recycling and
  * {@link #notifyBufferAvailable} on whichever thread recycles; {@link #releaseAllResources()} on any thread.
  * Locks: {@code receivedLock} guards the received queues, {@code buffersLock} the available buffers, and
- * {@code requestLock} the request state; none is held while calling the gate, the pool or Netty.
+ * {@code requestLock} the request state; none is held while calling the gate or Netty. {@code buffersLock} is held
+ * while asking the floating pool for a buffer or registering as its listener: the pool never calls a listener
+ * under its own lock, so the two locks are never taken in the other order.
  */
 public final class RemoteInputChannel extends InputChannel implements BufferRecycler, BufferListener {
 

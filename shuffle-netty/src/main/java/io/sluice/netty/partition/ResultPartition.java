@@ -298,7 +298,7 @@ public final class ResultPartition implements ResultPartitionWriter {
         if (flush != null) {
             flush.cancel(false);
         }
-        partitionManager.onPartitionReleased(this);
+        partitionManager.onPartitionReleased(this, cause);
         for (PipelinedSubpartition subpartition : subpartitions) {
             subpartition.release(cause);
         }

@@ -1,6 +1,8 @@
 package io.sluice.netty.partition;
 
 import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ShuffleException;
 import io.sluice.api.ResultPartitionId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,6 +29,19 @@ public final class ResultPartitionManager {
     private final Map<ResultPartitionId, List<PartitionRegistrationListener>> awaiting =
             new HashMap<>(); // guarded by this
     private boolean shutDown; // guarded by this
+    /**
+     * Why recently failed partitions went away, so that a reader asking after the failure learns of it instead of
+     * waiting for a partition that will never come. Bounded: the oldest entries go first.
+     */
+    private final Map<ResultPartitionId, Throwable> recentFailures = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ResultPartitionId, Throwable> eldest) {
+            return size() > MAX_REMEMBERED_FAILURES;
+        }
+    }; // guarded by this
+
+    /** Enough for every partition an environment fails in a burst; each entry is an id and an exception. */
+    private static final int MAX_REMEMBERED_FAILURES = 1024;
 
     /**
      * Registers a set-up partition and hands it to the readers waiting for it.
@@ -57,16 +73,17 @@ public final class ResultPartitionManager {
      * Creates the reader view of a registered partition's subpartition.
      *
      * @throws PartitionNotFoundException when the partition is not registered (yet, or any more)
+     * @throws ProducerFailedException     when the partition's producer failed it
      */
     public ResultSubpartitionView createSubpartitionView(ResultPartitionId partitionId, int subpartitionIndex,
                                                          BufferAvailabilityListener listener)
-            throws PartitionNotFoundException {
+            throws ShuffleException {
         ResultPartition partition;
         synchronized (this) {
             partition = partitions.get(partitionId);
-        }
-        if (partition == null) {
-            throw new PartitionNotFoundException(partitionId);
+            if (partition == null) {
+                throw notRegistered(partitionId);
+            }
         }
         return createView(partition, subpartitionIndex, listener);
     }
@@ -78,13 +95,13 @@ public final class ResultPartitionManager {
      */
     public ResultSubpartitionView createSubpartitionViewOrRegisterListener(
             ResultPartitionId partitionId, int subpartitionIndex, BufferAvailabilityListener listener,
-            PartitionRegistrationListener registrationListener) throws PartitionNotFoundException {
+            PartitionRegistrationListener registrationListener) throws ShuffleException {
         ResultPartition partition;
         synchronized (this) {
             partition = partitions.get(partitionId);
             if (partition == null) {
-                if (shutDown) {
-                    throw new PartitionNotFoundException(partitionId);
+                if (shutDown || recentFailures.containsKey(partitionId)) {
+                    throw notRegistered(partitionId);
                 }
                 awaiting.computeIfAbsent(partitionId, id -> new ArrayList<>(1)).add(registrationListener);
                 return null;
@@ -157,16 +174,31 @@ public final class ResultPartitionManager {
         return new ArrayList<>(partitions.keySet());
     }
 
-    /** Called by a partition when it is released. */
-    void onPartitionReleased(ResultPartition partition) {
+    /** Called by a partition when it is released; {@code cause} is the producer's failure, or null. */
+    void onPartitionReleased(ResultPartition partition, Throwable cause) {
         synchronized (this) {
-            partitions.remove(partition.partitionId(), partition);
+            if (partitions.remove(partition.partitionId(), partition) && cause != null) {
+                recentFailures.put(partition.partitionId(), cause);
+            }
         }
+    }
+
+    /** The failure to report for an id that is not registered: the producer's, if it failed, else not found. */
+    private ShuffleException notRegistered(ResultPartitionId partitionId) {
+        Throwable failure = recentFailures.get(partitionId);
+        if (failure == null) {
+            return new PartitionNotFoundException(partitionId);
+        }
+        if (failure instanceof ProducerFailedException producerFailed) {
+            return new ProducerFailedException(producerFailed.getMessage(), producerFailed);
+        }
+        return new ProducerFailedException("the producer of partition " + partitionId + " failed: " + failure,
+                failure);
     }
 
     private static ResultSubpartitionView createView(ResultPartition partition, int subpartitionIndex,
                                                      BufferAvailabilityListener listener)
-            throws PartitionNotFoundException {
+            throws ShuffleException {
         try {
             return partition.createSubpartitionView(subpartitionIndex, listener);
         } catch (IllegalStateException e) {

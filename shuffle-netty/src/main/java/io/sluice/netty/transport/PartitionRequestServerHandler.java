@@ -3,6 +3,7 @@ package io.sluice.netty.transport;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ShuffleException;
 import io.sluice.netty.partition.PartitionRegistrationListener;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
@@ -10,6 +11,7 @@ import io.sluice.netty.partition.ResultSubpartitionView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -76,7 +78,7 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         try {
             view = partitionManager.createSubpartitionViewOrRegisterListener(request.partitionId(),
                     request.subpartitionIndex(), reader, onRegistered);
-        } catch (PartitionNotFoundException | RuntimeException e) {
+        } catch (ShuffleException | RuntimeException e) {
             queue.failReader(reader, e);
             return;
         }
@@ -100,7 +102,7 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         try {
             reader.setView(partitionManager.createSubpartitionView(reader.partitionId(), reader.subpartitionIndex(),
                     reader));
-        } catch (PartitionNotFoundException | RuntimeException e) {
+        } catch (ShuffleException | RuntimeException e) {
             queue.failReader(reader, e);
             return;
         }
@@ -112,6 +114,9 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         if (cause instanceof CorruptFrameException || cause.getCause() instanceof CorruptFrameException) {
             LOG.warn("Closing connection from {}: corrupt frame: {}", ctx.channel().remoteAddress(),
                     cause.getMessage());
+        } else if (cause instanceof IOException) {
+            // The consumer went away (reset, closed under a write): its readers are released below, nothing is lost.
+            LOG.info("Connection from {} lost: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {
             LOG.warn("Closing connection from {} after an error", ctx.channel().remoteAddress(), cause);
             if (ctx.channel().isActive()) {

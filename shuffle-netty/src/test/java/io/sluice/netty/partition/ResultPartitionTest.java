@@ -127,18 +127,33 @@ class ResultPartitionTest {
 
     // RP-3
     @Test
-    void fail_unregistersThePartition_laterRequestsDoNotFindIt() throws Exception {
+    void fail_unregistersThePartition_laterRequestsLearnOfTheFailure() throws Exception {
+        // Deviation from Flink's RP-3 (PartitionNotFoundException): a reader that asks after the failure is told
+        // of the failure, so it fails at once instead of retrying for a partition that will never come.
         ResultPartition partition = fixture.setUpPartition(1);
         assertTrue(fixture.manager().registeredPartitionIds().contains(partition.partitionId()));
 
         partition.fail(new IOException("boom"));
 
         assertFalse(fixture.manager().registeredPartitionIds().contains(partition.partitionId()));
+        ProducerFailedException failed = assertThrows(ProducerFailedException.class,
+                () -> fixture.manager().createSubpartitionView(partition.partitionId(), 0,
+                        new RecordingAvailabilityListener()));
+        assertTrue(failed.getMessage().contains("boom"), failed.getMessage());
+        assertTrue(partition.isReleased());
+    }
+
+    // RP-3, RPM-1: a partition released without failure is simply gone
+    @Test
+    void releasedWithoutFailure_laterRequestsDoNotFindIt() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+
+        partition.release(null);
+
         PartitionNotFoundException notFound = assertThrows(PartitionNotFoundException.class,
                 () -> fixture.manager().createSubpartitionView(partition.partitionId(), 0,
                         new RecordingAvailabilityListener()));
         assertEquals(partition.partitionId(), notFound.partitionId());
-        assertTrue(partition.isReleased());
     }
 
     // RP-5 [core] (our API: close() after finish() keeps the data; a release returns every segment)

@@ -5,7 +5,7 @@ import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
-import io.sluice.tests.support.EveryTransport;
+import io.sluice.tests.support.EveryTcpTransport;
 import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
@@ -17,6 +17,7 @@ import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.StreamDigest;
 import io.sluice.tests.support.Transport;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
@@ -47,9 +48,19 @@ class ProducerEnvironmentClosedMidStreamTest {
     private static final RecordSizes SIZES = RecordSizes.uniform(RecordFormat.HEADER_BYTES, 2 * SEGMENT_SIZE);
     private static final long SEED = 0xC1053L;
 
-    @EveryTransport
+    @EveryTcpTransport
     void producerEnvironmentClosedMidStream_failsEveryConsumerChannelWithTransportException_withinFiveSeconds(
             Transport transport) throws Exception {
+        closeProducerEnvironmentMidStream(transport);
+    }
+
+    @Test
+    void producerEnvironmentClosedMidStream_overTheLocalTransport_failsEveryConsumerChannelWithTransportException()
+            throws Exception {
+        closeProducerEnvironmentMidStream(Transport.LOCAL);
+    }
+
+    private static void closeProducerEnvironmentMidStream(Transport transport) throws Exception {
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
             AtomicBoolean stopProducing = new AtomicBoolean();
             List<AtomicLong> recordsRead = new ArrayList<>();

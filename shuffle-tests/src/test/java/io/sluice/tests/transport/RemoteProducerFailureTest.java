@@ -18,7 +18,6 @@ import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.StreamDigest;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
@@ -93,9 +92,6 @@ class RemoteProducerFailureTest {
         }
     }
 
-    @Disabled("bug: ResultPartitionManager forgets a failed partition (onPartitionReleased), so the producer's server "
-            + "parks a request that arrives after the failure as 'not registered yet'; the consumer retries and gets "
-            + "PartitionNotFoundException after the whole backoff (~23 s by default) instead of ProducerFailedException")
     @EveryTransport
     void producerFailedBeforeTheRemoteRequestArrived_failsTheConsumerWithProducerFailedException_withinFiveSeconds(
             Transport transport) throws Exception {
