@@ -8,7 +8,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
 import io.sluice.tests.support.RecordTraffic;
@@ -17,7 +17,6 @@ import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.SplitMix64;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +28,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Four producers and four consumers, all-to-all, in two environments connected by a transport: every consumer reads
  * one subpartition of every producer, over the network, and gets every record once, in order and intact.
  */
-@ExtendWith(NettyLeakCheck.class)
 class AllToAllRemoteShuffleTest {
 
     private static final int PRODUCERS = 4;

@@ -9,7 +9,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -18,7 +18,6 @@ import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * connections: one per connection index, opened once even though the gates set up at the same moment, and closed
  * once their last channel is done.
  */
-@ExtendWith(NettyLeakCheck.class)
 class ConnectionSharingTest {
 
     /**

@@ -8,7 +8,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -17,7 +17,6 @@ import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -26,7 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * it: the producer, blocked on that consumer, goes on (its records for it are dropped), the other consumer on the
  * same connection reads everything, and the producer's environment gets all of its memory back.
  */
-@ExtendWith(NettyLeakCheck.class)
 class ConsumerGateClosedMidStreamTest {
 
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;

@@ -7,7 +7,7 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -18,7 +18,6 @@ import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.SplitMix64;
 import io.sluice.tests.support.StreamDigest;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -42,7 +41,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * server finishes correctly, and the server still accepts new connections. TCP transports only: the local transport
  * has no port a socket can reach.
  */
-@ExtendWith(NettyLeakCheck.class)
 class GarbageOnDataPortTest {
 
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;

@@ -9,7 +9,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -18,7 +18,6 @@ import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * producer's server, or is retried with backoff, and the partition is read fully once it appears. A partition that
  * never appears fails the consumer with {@link PartitionNotFoundException} once the backoff is used up.
  */
-@ExtendWith(NettyLeakCheck.class)
 class LatePartitionRegistrationTest {
 
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;

@@ -3,9 +3,8 @@ package io.sluice.tests.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
-import io.sluice.tests.support.NettyLeakCheck;
+import io.sluice.netty.testing.NettyLeakCheck;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.List;
 
@@ -15,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The leak check that every transport test runs under can fail: a Netty buffer dropped without release is reported.
  */
-@ExtendWith(NettyLeakCheck.class)
 class NettyLeakCheckTest {
 
     @Test

@@ -7,7 +7,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTcpTransport;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -18,7 +18,6 @@ import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.StreamDigest;
 import io.sluice.tests.support.Transport;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +31,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * every consumer channel, on every connection to it, fails with a {@code TransportException} that names the remote
  * address and the producer environment, within five seconds; none hangs.
  */
-@ExtendWith(NettyLeakCheck.class)
 class ProducerEnvironmentClosedMidStreamTest {
 
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;

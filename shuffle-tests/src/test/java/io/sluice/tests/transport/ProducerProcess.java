@@ -17,7 +17,7 @@ import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+import io.sluice.netty.testing.NettyLeakCheck;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;

@@ -4,13 +4,12 @@ import io.sluice.api.RecordReader;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTcpTransport;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.StreamDigest;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -26,7 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * the consumer in this one: a known data set crosses the process boundary intact, and a producer process that dies
  * mid-stream fails its consumer with a {@code TransportException} within five seconds.
  */
-@ExtendWith(NettyLeakCheck.class)
 class ProducerProcessTest {
 
     /** Per subpartition: about 2 x 12 MB, so the stream runs for a while over loopback. */

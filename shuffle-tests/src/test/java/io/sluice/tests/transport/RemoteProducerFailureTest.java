@@ -8,7 +8,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -18,7 +18,6 @@ import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.StreamDigest;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,7 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link ProducerFailedException} carrying the cause's message; it is an error of that channel only, so another
  * consumer reading over the same connection goes on to the end.
  */
-@ExtendWith(NettyLeakCheck.class)
 class RemoteProducerFailureTest {
 
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;

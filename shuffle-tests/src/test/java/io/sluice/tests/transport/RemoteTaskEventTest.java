@@ -8,7 +8,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -17,7 +17,6 @@ import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * A consumer's task event travels upstream over the transport to the producer of every partition its gate reads,
  * byte for byte, even when the consumer reuses its buffer right after sending; the data keeps flowing downstream.
  */
-@ExtendWith(NettyLeakCheck.class)
 class RemoteTaskEventTest {
 
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;

@@ -11,7 +11,7 @@ import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.NettyLeakCheck;
+
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -20,7 +20,6 @@ import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.Transport;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,7 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * remote producer block, and while it does, the data between them stays inside the buffers the two sides reserved
  * for this channel, far below either environment's memory; nothing piles up in the transport.
  */
-@ExtendWith(NettyLeakCheck.class)
 class SlowConsumerBackpressureTest {
 
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;

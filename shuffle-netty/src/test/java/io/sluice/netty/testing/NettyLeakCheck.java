@@ -1,4 +1,4 @@
-package io.sluice.tests.support;
+package io.sluice.netty.testing;
 
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
@@ -20,7 +20,9 @@ import java.util.List;
 /**
  * Fails a test in which Netty's leak detector reported a leaked resource (a {@code ByteBuf} that was garbage
  * collected without being released), so that a leak fails the build instead of being one "LEAK:" line in a log.
- * Register it with {@code @ExtendWith(NettyLeakCheck.class)}; the build runs the tests with
+ * It is registered for every test class of shuffle-netty and shuffle-tests through JUnit's extension
+ * autodetection ({@code META-INF/services/org.junit.jupiter.api.extension.Extension} in their test resources;
+ * the root pom enables autodetection), and the build runs the tests with
  * {@code -Dio.netty.leakDetection.level=paranoid}, so every buffer is tracked.
  *
  * <p>How: Netty reports a leak when it allocates a tracked resource after the leaked one was collected, and then
