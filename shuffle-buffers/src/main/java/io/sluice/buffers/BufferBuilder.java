@@ -31,6 +31,12 @@ public final class BufferBuilder implements AutoCloseable {
 
     private boolean closed;
 
+    /**
+     * The writer's own copy of "finished", so that the append path does not read the position it shares with the
+     * reader (a cache line the reader keeps pulling over). Writer thread only.
+     */
+    private boolean finished;
+
     /** A builder over {@code segment}; the segment goes to {@code recycler} when the last reference is released. */
     public BufferBuilder(MemorySegment segment, BufferRecycler recycler) {
         this.buffer = new Buffer(segment, recycler);
@@ -66,6 +72,22 @@ public final class BufferBuilder implements AutoCloseable {
         return toCopy;
     }
 
+    /**
+     * Appends {@code value} as 4 big-endian bytes when at least 4 bytes are writable (not yet visible: see
+     * {@link #commit()}). A fast path for length prefixes: no source buffer, no bulk copy.
+     *
+     * @return false, appending nothing, when fewer than 4 bytes are writable
+     */
+    public boolean appendInt(int value) {
+        checkWritable();
+        if (maxCapacity - writePosition < Integer.BYTES) {
+            return false;
+        }
+        segment.putInt(writePosition, value);
+        writePosition += Integer.BYTES;
+        return true;
+    }
+
     /** {@link #append} then {@link #commit()}. */
     public int appendAndCommit(ByteBuffer source) {
         int copied = append(source);
@@ -84,14 +106,15 @@ public final class BufferBuilder implements AutoCloseable {
      * @return the total number of bytes written
      */
     public int finish() {
-        if (!isFinished()) {
+        if (!finished) {
+            finished = true;
             committed.finish(writePosition);
         }
         return writePosition;
     }
 
     public boolean isFinished() {
-        return CommittedPosition.isFinished(committed.read());
+        return finished;
     }
 
     public boolean isFull() {

@@ -1,5 +1,8 @@
 package io.sluice.buffers;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * How far a {@link BufferBuilder} has published its writes, and whether it finished: the one piece of state its
  * writer thread shares with the reading {@link BufferConsumer}s.
@@ -13,6 +16,21 @@ package io.sluice.buffers;
  * <p>Threads: written by the single writer thread only; read by any thread.
  */
 final class CommittedPosition {
+
+    /**
+     * Release stores for {@link #commit}: on the write path a plain volatile store would add a full fence per record
+     * (it showed as the hottest spot of the 8-byte record benchmark); a release store still orders the byte writes
+     * before the position, and readers read the position with volatile semantics.
+     */
+    private static final VarHandle VALUE;
+
+    static {
+        try {
+            VALUE = MethodHandles.lookup().findVarHandle(CommittedPosition.class, "value", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private volatile int value;
 
@@ -32,7 +50,7 @@ final class CommittedPosition {
 
     /** Writer only: publishes {@code bytes} committed bytes. */
     void commit(int bytes) {
-        value = bytes;
+        VALUE.setRelease(this, bytes);
     }
 
     /** Writer only: publishes {@code bytes} committed bytes and the end of writing. */

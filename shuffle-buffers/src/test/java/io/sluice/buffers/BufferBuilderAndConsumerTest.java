@@ -39,6 +39,27 @@ class BufferBuilderAndConsumerTest {
     }
 
     // BB-1
+    // Length-prefix fast path: visible only after commit, refused when fewer than 4 bytes are left.
+    @Test
+    void appendInt_writesBigEndian_visibleOnCommit_andRefusesWithoutFourBytes() {
+        BufferConsumer consumer = builder.createBufferConsumer();
+        builder.appendAndCommit(bytes(0, CAPACITY - 6));
+
+        assertTrue(builder.appendInt(0x01020304));
+        assertEquals(CAPACITY - 6, consumer.getWrittenBytes(), "not committed yet");
+        builder.commit();
+        assertFalse(builder.appendInt(7), "only 2 bytes left");
+        assertEquals(2, builder.getWritableBytes(), "a refused int appends nothing");
+
+        Buffer built = consumer.build();
+        byte[] content = contentOf(built);
+        assertArrayEquals(new byte[] {1, 2, 3, 4}, java.util.Arrays.copyOfRange(content, CAPACITY - 6, CAPACITY - 2));
+        built.recycleBuffer();
+        consumer.close();
+        builder.close();
+        assertEquals(1, recycler.count());
+    }
+
     @Test
     void segmentReturns_onlyAfterBuilderConsumerAndEveryBuiltBufferAreReleased() {
         BufferConsumer consumer = builder.createBufferConsumer();

@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import io.sluice.api.ConfigOption;
+import io.sluice.api.EditDistance;
 import io.sluice.api.ShuffleOptions;
 import java.time.Duration;
 import java.util.EnumSet;

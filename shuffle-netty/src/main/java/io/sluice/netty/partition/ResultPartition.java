@@ -393,10 +393,8 @@ public final class ResultPartition implements ResultPartitionWriter {
 
     private void emitLocked(ByteBuffer record, int target) throws IOException {
         int start = record.position();
-        lengthPrefix.clear();
-        lengthPrefix.putInt(record.remaining()).flip();
         try {
-            if (write(lengthPrefix, target)) {
+            if (writeLength(record.remaining(), target)) {
                 write(record, target);
             }
         } finally {
@@ -407,10 +405,31 @@ public final class ResultPartition implements ResultPartitionWriter {
         }
     }
 
-    /** Appends {@code source}'s remaining bytes to the subpartition; false when they were dropped. */
+    /** Appends a record's length prefix; false when the record must be dropped. */
+    private boolean writeLength(int length, int target) throws IOException {
+        BufferBuilder builder = builders[target];
+        // Fast path for small records: the prefix goes straight into the current buffer, and is committed together
+        // with the record's bytes in write() (one volatile write per record).
+        if (builder != null && builder.appendInt(length)) {
+            if (builder.isFull()) {
+                // The prefix took the last bytes: finishing publishes it and starts the record in a new buffer.
+                finishBuilder(target);
+            }
+            return true;
+        }
+        lengthPrefix.clear();
+        lengthPrefix.putInt(length).flip();
+        return write(lengthPrefix, target);
+    }
+
+    /** Appends and commits {@code source}'s remaining bytes to the subpartition; false when they were dropped. */
     private boolean write(ByteBuffer source, int target) throws IOException {
+        BufferBuilder builder = builders[target];
+        if (builder != null && !source.hasRemaining()) {
+            // An empty record after a fast-path prefix: publish the prefix.
+            builder.commit();
+        }
         while (source.hasRemaining()) {
-            BufferBuilder builder = builders[target];
             if (builder == null) {
                 builder = newBuilder(target);
                 if (builder == null) {
@@ -420,6 +439,7 @@ public final class ResultPartition implements ResultPartitionWriter {
             builder.appendAndCommit(source);
             if (builder.isFull()) {
                 finishBuilder(target);
+                builder = null;
             }
         }
         return true;

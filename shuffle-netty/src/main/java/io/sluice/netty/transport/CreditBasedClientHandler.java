@@ -96,6 +96,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
 
     /** Sends the pending credit while the connection is writable, then flushes once. Event loop. */
     private void writeCredits() {
+        assert ctx.executor().inEventLoop();
         if (!ctx.channel().isActive()) {
             channelsWithCredit.clear();
             return;
@@ -141,6 +142,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     }
 
     private void onBufferResponse(BufferResponse response) {
+        assert ctx.executor().inEventLoop();
         RemoteInputChannel channel = channels.get(response.receiverId());
         Buffer buffer = response.buffer();
         if (channel == null || channel.isReleased()) {

@@ -175,6 +175,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
      * Writes while the channel is writable and some reader can send, then flushes once. Event loop.
      */
     private void writeAndFlush() {
+        assert ctx.executor().inEventLoop();
         Channel channel = ctx.channel();
         if (!channel.isActive()) {
             return;
