@@ -16,4 +16,10 @@ public record ResourceId(String value) implements Serializable {
     public ResourceId {
         Objects.requireNonNull(value, "value");
     }
+
+    /** The id itself, so that messages read "environment worker-1", not the record's field listing. */
+    @Override
+    public String toString() {
+        return value;
+    }
 }
