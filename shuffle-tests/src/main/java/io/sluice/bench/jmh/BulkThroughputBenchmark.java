@@ -3,21 +3,11 @@ package io.sluice.bench.jmh;
 import io.sluice.api.RecordFraming;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleOptions;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Bulk throughput: one producer emits records that fill exactly one 32 KiB buffer each (length
@@ -25,14 +15,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * Score: buffers per second; GB/s = score x 32768 / 10^9. Same shape as the Flink peer's
  * {@code flink.bulk.1ch} and {@code flink.bulk.4ch}.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:MaxDirectMemorySize=2g", "-XX:+UseG1GC",
-        "-Dslf4j.internal.verbosity=ERROR"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 2)
-public class BulkThroughputBenchmark {
+public class BulkThroughputBenchmark extends StreamingBenchmark {
 
     /** Buffers per invocation: 64 MiB, tens of milliseconds at GB/s, so the wait is precise. */
     static final int BUFFERS = 2048;
@@ -41,11 +24,6 @@ public class BulkThroughputBenchmark {
     @Param({"1", "4"})
     public int channels;
 
-    /** See {@link Link}: tcp, nio, epoll, local or inprocess. */
-    @Param({"tcp", "local", "inprocess"})
-    public String link;
-
-    private StreamingFixture fixture;
 
     /** Starts the stream. */
     @Setup(Level.Trial)
@@ -54,12 +32,6 @@ public class BulkThroughputBenchmark {
         int fullBuffer = (int) (long) config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE) - RecordFraming.LENGTH_BYTES;
         fixture = new StreamingFixture(Link.named(link), config, 1, channels, StreamingFixture.Readers.THREAD_PER_GATE,
                 fullBuffer);
-    }
-
-    /** Stops the stream and checks that nothing was lost or leaked. */
-    @TearDown(Level.Trial)
-    public void tearDown() throws Exception {
-        fixture.close();
     }
 
     /** One operation = one full 32 KiB buffer delivered. */

@@ -1,21 +1,11 @@
 package io.sluice.bench.jmh;
 
 import io.sluice.api.ShuffleConfig;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * 100 channels of 8-byte records, default 100 ms flush interval. {@code 1x100}: one producer with
@@ -24,14 +14,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * Score: records per second. The Flink peer's nearest figure is {@code flink.records.long.4w.100ch.100ms}
  * (4 writers x 100 channels, one receiver thread).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:MaxDirectMemorySize=2g", "-XX:+UseG1GC",
-        "-Dslf4j.internal.verbosity=ERROR"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 2)
-public class ManyChannelsBenchmark {
+public class ManyChannelsBenchmark extends StreamingBenchmark {
 
     /** Records per invocation: tens of milliseconds at the expected tens of M records/s. */
     static final int RECORDS = 1_000_000;
@@ -42,11 +25,6 @@ public class ManyChannelsBenchmark {
     @Param({"1x100", "10x10"})
     public String shape;
 
-    /** See {@link Link}: tcp, nio, epoll, local or inprocess. */
-    @Param({"tcp", "local", "inprocess"})
-    public String link;
-
-    private StreamingFixture fixture;
 
     /** Starts the stream. */
     @Setup(Level.Trial)
@@ -60,12 +38,6 @@ public class ManyChannelsBenchmark {
                 ? StreamingFixture.Readers.ONE_THREAD : StreamingFixture.Readers.THREAD_PER_GATE;
         fixture = new StreamingFixture(Link.named(link), ShuffleConfig.empty(), producers, Integer.parseInt(sides[1]),
                 readers, RECORD_BYTES);
-    }
-
-    /** Stops the stream and checks that nothing was lost or leaked. */
-    @TearDown(Level.Trial)
-    public void tearDown() throws Exception {
-        fixture.close();
     }
 
     /** One operation = one record delivered. */
