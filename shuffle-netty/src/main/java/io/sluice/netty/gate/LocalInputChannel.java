@@ -165,6 +165,7 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
         notifyChannelNonEmpty();
     }
 
+    /** Public for {@link BufferAvailabilityListener}; InputChannel's protected method does the work. */
     @Override
     public void notifyPriorityEvent() {
         super.notifyPriorityEvent();

@@ -300,6 +300,7 @@ public final class PipelinedSubpartition {
     /** Called by the view when its reader lets go, after the end or early. */
     void onViewReleased() {
         boolean report;
+        boolean wasReadToEnd;
         synchronized (lock) {
             if (state != State.RELEASED) {
                 // Read to the end: nothing is left. Left early: the consumer has gone, so drop the rest.
@@ -307,15 +308,10 @@ public final class PipelinedSubpartition {
             }
             report = !doneReported;
             doneReported = true;
+            wasReadToEnd = readToEnd;
         }
         if (report) {
-            parent.onSubpartitionDone(index, readToEndUnsafeRead());
-        }
-    }
-
-    private boolean readToEndUnsafeRead() {
-        synchronized (lock) {
-            return readToEnd;
+            parent.onSubpartitionDone(index, wasReadToEnd);
         }
     }
 

@@ -60,10 +60,6 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
         this.view = view;
     }
 
-    boolean hasView() {
-        return view != null;
-    }
-
     void addCredit(int delta) {
         credit += delta;
     }

@@ -216,8 +216,11 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
             if (endOfPartition) {
                 // The subpartition is read to its end: this reader is done.
                 removeReader(reader);
-            } else {
-                enqueueIfAvailable(reader);
+            } else if ((next.isDataAvailable() && reader.credit() > 0) || next.nextIsEvent()) {
+                // The poll already said what follows (under the subpartition's lock): no second look. When it
+                // said "nothing", the subpartition notifies again; when credit ran out, AddCredit re-checks.
+                reader.setQueued(true);
+                availableReaders.add(reader);
             }
         }
         if (wrote) {
