@@ -20,6 +20,7 @@ import io.sluice.netty.gate.InputChannelFactory;
 import io.sluice.netty.gate.SingleInputGate;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
+import io.sluice.netty.tls.TlsContexts;
 import io.sluice.netty.transport.ConnectionManager;
 import io.sluice.netty.transport.TransportMetrics;
 import org.slf4j.Logger;
@@ -67,7 +68,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     /** The metrics once closed and every segment came back (the pool is then freed and reads 0). */
     private ShuffleMetrics finalMetrics; // guarded by lock
 
-    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config) {
+    /** @param tls the TLS of the data connections, or null for none */
+    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config, TlsContexts tls) {
         this.context = context;
         this.config = config;
         this.networkBufferPool = new NetworkBufferPool(config.numberOfSegments(), config.segmentSize());
@@ -78,7 +80,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         });
         this.timer.setRemoveOnCancelPolicy(true);
         this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.connectionManager = new ConnectionManager(context, config, partitionManager);
+        this.connectionManager = new ConnectionManager(context, config, partitionManager, tls);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager);
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),

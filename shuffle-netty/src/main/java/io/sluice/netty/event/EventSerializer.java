@@ -17,6 +17,13 @@ import java.nio.ByteBuffer;
  */
 public final class EventSerializer {
 
+    /**
+     * The largest event payload, in bytes, that an engine may send: downstream with {@code broadcastEvent}, upstream
+     * with a gate's task event. Both ends size their frame limits from it (the data server accepts no client frame
+     * larger than a task event of this size), so it is one constant for the whole library.
+     */
+    public static final int MAX_EVENT_BYTES = 64 * 1024;
+
     /** Bytes before an event's payload: the one-byte type tag. */
     public static final int TAG_BYTES = 1;
 
@@ -59,6 +66,20 @@ public final class EventSerializer {
         bytes[0] = EventType.USER_EVENT.tag();
         payload.duplicate().get(bytes, TAG_BYTES, length);
         return new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, bytes.length);
+    }
+
+    /**
+     * Refuses an event payload larger than {@link #MAX_EVENT_BYTES}.
+     *
+     * @param what where the event was given, for the message (e.g. "broadcastEvent")
+     * @throws IllegalArgumentException naming the size and the limit
+     */
+    public static void checkEventSize(ByteBuffer payload, String what) {
+        if (payload.remaining() > MAX_EVENT_BYTES) {
+            throw new IllegalArgumentException(what + ": an event of " + payload.remaining()
+                    + " bytes is larger than the limit of " + MAX_EVENT_BYTES + " bytes; events are control "
+                    + "messages, send data as records");
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sluice.netty.gate;
 
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
+import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.event.EventSerializer;
 import org.slf4j.Logger;
@@ -186,6 +187,11 @@ public final class SingleInputGate implements InputGate {
 
     @Override
     public void sendTaskEvent(ByteBuffer event) throws IOException {
+        try {
+            EventSerializer.checkEventSize(event, "task event of " + ownerName);
+        } catch (IllegalArgumentException e) {
+            throw new ShuffleException(e.getMessage());
+        }
         for (InputChannel channel : channels) {
             channel.sendTaskEvent(event.duplicate());
         }

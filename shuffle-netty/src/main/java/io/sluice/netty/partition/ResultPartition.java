@@ -3,6 +3,7 @@ package io.sluice.netty.partition;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleException;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
@@ -169,6 +170,11 @@ public final class ResultPartition implements ResultPartitionWriter {
 
     @Override
     public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
+        try {
+            EventSerializer.checkEventSize(event, "broadcastEvent of partition " + partitionId);
+        } catch (IllegalArgumentException e) {
+            throw new ShuffleException(e.getMessage());
+        }
         synchronized (emitLock) {
             if (!checkAcceptingRecords()) {
                 return;

@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Client to server: {@link PartitionRequest}, {@link AddCredit}, {@link CancelPartitionRequest},
  * {@link CloseRequest}, {@link TaskEventRequest}. Server to client: {@link BufferResponse}, {@link ErrorResponse}.
+ * Both directions: {@link Heartbeat}.
  * The hierarchy is closed (package-private constructor).
  */
 public abstract class NettyMessage {
