@@ -75,7 +75,7 @@ final class HeartbeatHandler extends ChannelDuplexHandler {
         if (ticker != null) {
             return;
         }
-        long now = System.nanoTime();
+        long now = ctx.executor().ticker().nanoTime();
         lastFrameNanos = now;
         lastWriteNanos = now;
         ticker = ctx.executor().scheduleAtFixedRate(() -> tick(ctx), tickNanos, tickNanos, TimeUnit.NANOSECONDS);
@@ -119,7 +119,7 @@ final class HeartbeatHandler extends ChannelDuplexHandler {
         if (!ctx.channel().isActive() || timedOut) {
             return;
         }
-        long now = System.nanoTime();
+        long now = ctx.executor().ticker().nanoTime();
         if (frameReceivedSinceTick) {
             frameReceivedSinceTick = false;
             lastFrameNanos = now;

@@ -2,6 +2,7 @@ package io.sluice.netty.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +19,9 @@ import org.slf4j.LoggerFactory;
 final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(TlsHandshakeGuard.class);
+
+    /** A log line stays one line. */
+    private static final int MAX_REASON_CHARS = 300;
 
     private enum State { HANDSHAKING, TRUSTED, REFUSED }
 
@@ -55,10 +59,15 @@ final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
     }
 
     private static String reason(Throwable cause) {
+        if (cause instanceof NotSslRecordException) {
+            // Its message dumps the peer's bytes; the fact is enough.
+            return "the peer does not speak TLS (" + NotSslRecordException.class.getSimpleName() + ")";
+        }
         Throwable root = cause;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root == cause ? cause.toString() : cause.getMessage() + " (" + root + ")";
+        String reason = root == cause ? cause.toString() : cause.getMessage() + " (" + root + ")";
+        return reason.length() <= MAX_REASON_CHARS ? reason : reason.substring(0, MAX_REASON_CHARS) + "...";
     }
 }
