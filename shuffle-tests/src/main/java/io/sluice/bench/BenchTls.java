@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import io.sluice.api.ConfigOption;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.ThrowawayPki;
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * {@code --ssl} without stores: run and serve make a throw-away CA and a node certificate (keytool, in a temporary
@@ -55,9 +57,8 @@ final class BenchTls {
 
     private static String consumeFlags(ShuffleConfig config) {
         StringBuilder flags = new StringBuilder(BenchOption.SSL.flag() + " " + config.get(ShuffleOptions.SSL_PROVIDER));
-        for (var option : new io.sluice.api.ConfigOption<?>[] {ShuffleOptions.SSL_KEYSTORE,
-                ShuffleOptions.SSL_KEYSTORE_PASSWORD, ShuffleOptions.SSL_TRUSTSTORE,
-                ShuffleOptions.SSL_TRUSTSTORE_PASSWORD}) {
+        for (ConfigOption<String> option : List.of(ShuffleOptions.SSL_KEYSTORE, ShuffleOptions.SSL_KEYSTORE_PASSWORD,
+                ShuffleOptions.SSL_TRUSTSTORE, ShuffleOptions.SSL_TRUSTSTORE_PASSWORD)) {
             flags.append(' ').append(BenchOption.CONF.flag()).append(' ').append(option.key()).append('=')
                     .append(config.toMap().get(option.key()));
         }

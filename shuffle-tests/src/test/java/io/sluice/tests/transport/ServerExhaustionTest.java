@@ -2,9 +2,7 @@ package io.sluice.tests.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionId;
-import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.event.EventSerializer;
@@ -19,18 +17,13 @@ import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTcpTransport;
 import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordFormat;
-import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
-import io.sluice.tests.support.RecordTraffic;
-import io.sluice.tests.support.RecordVerifier;
-import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.Transport;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -40,7 +33,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -168,18 +160,7 @@ class ServerExhaustionTest {
 
     /** A normal consumer reads a whole stream from the producer environment. */
     private static void shuffleRecords(ShuffleFixture shuffle, String when) throws Exception {
-        RegisteredPartition partition = shuffle.registerPartition(1);
-        ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer " + when, partition);
-        RecordReader reader = Endpoints.setUpReader(shuffle, "consumer " + when, 0, partition);
-        RecordVerifier verifier = new RecordVerifier("consumer " + when, new int[] {0});
-        BackgroundTask<Long> consumer = shuffle.fork("consumer " + when, () -> RecordTraffic.readToEnd(reader,
-                verifier));
-        RecordTraffic.emit(writer, 0, new RecordGenerator(0, SEED, SIZES), RECORDS);
-        writer.finish();
-        consumer.await(Await.EVENTUALLY);
-        verifier.endOfChannel(0, RECORDS);
-        verifier.verifyAllEnded();
-        assertEquals(RECORDS, verifier.records(), "records read " + when);
+        Endpoints.streamAndVerify(shuffle, when, SIZES, SEED, RECORDS);
     }
 
     private static byte[] encode(NettyMessage message) {

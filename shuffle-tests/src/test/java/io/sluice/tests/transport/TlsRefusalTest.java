@@ -1,18 +1,11 @@
 package io.sluice.tests.transport;
 
-import io.sluice.api.RecordReader;
-import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.TransportException;
-import io.sluice.tests.support.Await;
-import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordFormat;
-import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
-import io.sluice.tests.support.RecordTraffic;
-import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 import io.sluice.tests.support.TestPkis;
@@ -51,8 +44,9 @@ class TlsRefusalTest {
             throws Exception {
         ShuffleConfig trusted = TestPkis.cluster().configure(CONFIG, provider);
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, trusted)) {
+            // What the refused consumers ask for; they never get to the request.
             RegisteredPartition partition = shuffle.registerPartition(1);
-            ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer", partition);
+            Endpoints.setUpWriter(shuffle, "producer", partition);
             int port = shuffle.producerEnvironment().dataAddress().getPort();
 
             try (Socket silent = new Socket(InetAddress.getLoopbackAddress(), port)) {
@@ -69,17 +63,7 @@ class TlsRefusalTest {
                 assertClosedByServer(silent);
             }
 
-            RecordReader reader = Endpoints.setUpReader(shuffle, "good consumer", 0, partition);
-            RecordVerifier verifier = new RecordVerifier("good consumer", new int[] {0});
-            BackgroundTask<Long> consumer = shuffle.fork("good consumer", () -> RecordTraffic.readToEnd(reader,
-                    verifier));
-            RecordGenerator records = new RecordGenerator(0, SEED, SIZES);
-            RecordTraffic.emit(writer, 0, records, RECORDS);
-            writer.finish();
-            consumer.await(Await.EVENTUALLY);
-            verifier.endOfChannel(0, RECORDS);
-            verifier.verifyAllEnded();
-            assertEquals(RECORDS, verifier.records(), "records the good consumer read");
+            Endpoints.streamAndVerify(shuffle, "trusted", SIZES, SEED, RECORDS);
         }
     }
 
