@@ -49,7 +49,7 @@ sluice_round() {
     extra=(-p ssl="$mode" -p recordBytes=100)
   fi
   # shellcheck disable=SC2086
-  "$JAVA" -jar "$JAR" jmh -f 1 -wi "$WARM" -w 1s -i "$MEAS" -r 1s -jvmArgs "$JVM_FLAGS" -p link="$LINKS" \
+  "$JAVA" -Djmh.ignoreLock=true -jar "$JAR" jmh -f 1 -wi "$WARM" -w 1s -i "$MEAS" -r 1s -jvmArgs "$JVM_FLAGS" -p link="$LINKS" \
       "${extra[@]}" -rf json -rff "$json" "$select" >"$OUT_DIR/sluice-$tag.jmh.txt" 2>&1 \
     || { echo "# Sluice round $tag failed; see $OUT_DIR/sluice-$tag.jmh.txt" >&2; tail -20 "$OUT_DIR/sluice-$tag.jmh.txt" >&2; }
   [[ -f "$json" ]] || return 0

@@ -113,6 +113,8 @@ public final class PartitionRequestClientFactory {
             // With TLS the connection is usable once the producer accepted our certificate and we accepted its.
             tls.handshakeFuture().addListener(handshake -> {
                 if (handshake.isSuccess()) {
+                    LOG.info("Connected to {} with {} {}", connectionId, tls.engine().getSession().getProtocol(),
+                            tls.engine().getSession().getCipherSuite());
                     onConnected(connectionId, channel, handler, result);
                     return;
                 }
