@@ -110,6 +110,22 @@ class RemoteInputChannelTest {
         });
     }
 
+    // Issue 8 defect 4 over a remote channel: the second recycle of a handed-out buffer names the channel and
+    // leaves the channel's credit alone
+    @Test
+    void handedOutBufferRecycledTwice_failsNamingTheChannel_andTheExclusiveBufferComesBackOnce() throws Exception {
+        SingleInputGate gate = channels.gate(1, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, 0, "only");
+        io.sluice.api.BufferOrEvent element = gate.pollNext().orElseThrow();
+
+        element.recycle();
+        IllegalStateException second = assertThrows(IllegalStateException.class, element::recycle);
+
+        assertTrue(second.getMessage().contains("channel 0"), second.getMessage());
+        assertEquals(2, channel.availableBuffers(), "the exclusive buffer came back once");
+    }
+
     // RIC-4
     @Test
     void partitionNotFound_retriesAfterDoublingDelaysUpToTheMax_thenFailsNamingThePartition() throws Exception {
