@@ -13,6 +13,7 @@ import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMetrics;
+import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.NetworkBufferPool;
@@ -216,6 +217,9 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             writers.clear();
             gates.clear();
         }
+        // No partition registers from now on: a late setup() fails with a ShuffleException instead of meeting the
+        // transport's terminated event loops.
+        partitionManager.refuseRegistrations();
         for (SingleInputGate gate : gatesToClose) {
             gate.close();
         }
@@ -252,12 +256,19 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     }
 
     private LocalBufferPool createPartitionPool(ResultPartitionId partitionId, int subpartitions)
-            throws InsufficientBuffersException {
+            throws ShuffleException {
         int required = config.partitionRequiredBuffers(subpartitions);
         int max = config.partitionMaxBuffers(subpartitions);
         try {
             return networkBufferPool.createBufferPool(required, max, subpartitions,
                     config.maxBuffersPerSubpartition());
+        } catch (IllegalStateException e) {
+            if (networkBufferPool.isDestroyed()) {
+                // A writer set up after its environment's close freed the memory.
+                throw new ShuffleException("partition " + partitionId + " cannot be set up: the environment "
+                        + context.resourceId() + " is closed", e);
+            }
+            throw e;
         } catch (IOException e) {
             throw new InsufficientBuffersException("partition " + partitionId + " needs at least " + required
                     + " buffers = " + subpartitions + " subpartitions + 1, but environment " + context.resourceId()

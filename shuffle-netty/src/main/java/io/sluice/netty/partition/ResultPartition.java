@@ -132,9 +132,20 @@ public final class ResultPartition implements ResultPartitionWriter {
         return subpartitions[index];
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ShuffleException when the environment is closed (or its close has begun): nothing stays reserved or
+     *                          registered
+     */
     @Override
     public void setup() throws IOException {
         synchronized (stateLock) {
+            if (state == State.RELEASED && !releasedAfterFinish) {
+                // Released before setup, e.g. by the environment's close.
+                throw new ShuffleException("partition " + partitionId + " of " + ownerName + " cannot be set up: "
+                        + releaseReason);
+            }
             if (state != State.CREATED) {
                 throw new IllegalStateException("partition " + partitionId + " of " + ownerName
                         + " is already set up (state " + state + ")");
@@ -142,6 +153,11 @@ public final class ResultPartition implements ResultPartitionWriter {
             bufferPool = poolFactory.createPartitionPool(partitionId, subpartitions.length);
             try {
                 partitionManager.registerPartition(this);
+            } catch (ShuffleException e) {
+                bufferPool.lazyDestroy();
+                bufferPool = null;
+                throw new ShuffleException("partition " + partitionId + " of " + ownerName + " cannot be set up: "
+                        + e.getMessage(), e);
             } catch (RuntimeException e) {
                 bufferPool.lazyDestroy();
                 bufferPool = null;
