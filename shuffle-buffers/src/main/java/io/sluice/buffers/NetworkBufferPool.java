@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.slf4j.Logger;
@@ -41,6 +42,9 @@ public final class NetworkBufferPool {
     private static final Logger LOG = LoggerFactory.getLogger(NetworkBufferPool.class);
 
     private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The cancellation of a request that nobody cancels. */
+    private static final CompletableFuture<?> NEVER_CANCELLED = new CompletableFuture<>();
 
     private static final String RAISE_HINT = "raise shuffle.memory.total (or use fewer buffers per channel / gate)";
 
@@ -177,6 +181,19 @@ public final class NetworkBufferPool {
      * @throws IllegalStateException the pool is or gets destroyed
      */
     public List<MemorySegment> requestUnpooledMemorySegments(int numberOfSegments) throws IOException {
+        return requestUnpooledMemorySegments(numberOfSegments, NEVER_CANCELLED);
+    }
+
+    /**
+     * Like {@link #requestUnpooledMemorySegments(int)}, but gives up as soon as {@code cancellation} completes (in
+     * any way): a waiting request then wakes at once, drops its reservation, returns what it collected and throws
+     * {@link RequestCancelledException}. A request cancelled before it starts waiting fails the same way.
+     *
+     * @param cancellation completed by the requester's owner (e.g. a gate closed during its setup) to end the wait
+     * @throws RequestCancelledException the cancellation completed before every segment was collected
+     */
+    public List<MemorySegment> requestUnpooledMemorySegments(int numberOfSegments, CompletableFuture<?> cancellation)
+            throws IOException {
         if (numberOfSegments < 0) {
             throw new IllegalArgumentException("cannot request a negative number of segments: " + numberOfSegments);
         }
@@ -188,7 +205,7 @@ public final class NetworkBufferPool {
         List<MemorySegment> segments = new ArrayList<>(numberOfSegments);
         boolean success = false;
         try {
-            collectExclusive(segments, numberOfSegments);
+            collectExclusive(segments, numberOfSegments, cancellation);
             success = true;
             return segments;
         } finally {
@@ -457,9 +474,23 @@ public final class NetworkBufferPool {
         }
     }
 
-    /** Collects free segments into {@code segments} until it holds {@code wanted}, waiting for returns. */
-    private void collectExclusive(List<MemorySegment> segments, int wanted) throws IOException {
+    /**
+     * Collects free segments into {@code segments} until it holds {@code wanted}, waiting for returns or for the
+     * cancellation. One wake-up future per wait, completed by the next return or by the cancellation (registered on
+     * the cancellation once, so a long wait does not pile callbacks on it).
+     */
+    private void collectExclusive(List<MemorySegment> segments, int wanted, CompletableFuture<?> cancellation)
+            throws IOException {
         long deadline = System.nanoTime() + requestTimeout.toNanos();
+        AtomicReference<CompletableFuture<Void>> currentWake = new AtomicReference<>();
+        if (cancellation != NEVER_CANCELLED) {
+            cancellation.whenComplete((ignored, failure) -> {
+                CompletableFuture<Void> wake = currentWake.get();
+                if (wake != null) {
+                    wake.complete(null);
+                }
+            });
+        }
         while (true) {
             CompletableFuture<Void> nextReturn;
             segmentLock.lock();
@@ -478,6 +509,13 @@ public final class NetworkBufferPool {
             if (segments.size() == wanted) {
                 return;
             }
+            CompletableFuture<Void> wake = new CompletableFuture<>();
+            currentWake.set(wake);
+            if (cancellation.isDone()) {
+                throw new RequestCancelledException("request for " + wanted + " exclusive segments cancelled with "
+                        + segments.size() + " collected");
+            }
+            nextReturn.whenComplete((ignored, failure) -> wake.complete(null));
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
                 throw new IOException("Timeout triggered when requesting exclusive segments: got " + segments.size()
@@ -486,7 +524,7 @@ public final class NetworkBufferPool {
                         + RAISE_HINT);
             }
             try {
-                nextReturn.get(remaining, TimeUnit.NANOSECONDS);
+                wake.get(remaining, TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 // loop once more: takes what came back and reports the timeout with the final count
             } catch (InterruptedException e) {

@@ -119,15 +119,20 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     /**
      * Hands the channel its exclusive segments and the gate's floating pool; ownership of the segments passes to
-     * the channel, which returns them to the global pool on release. Consumer thread, during gate setup.
+     * the channel, which returns them to the global pool on release. A channel already released (its gate closed
+     * during setup) returns them to the global pool at once and keeps nothing. Consumer thread, during gate setup.
      */
     void assignBuffers(List<MemorySegment> exclusiveSegments, LocalBufferPool gateFloatingPool) {
         synchronized (buffersLock) {
-            for (MemorySegment segment : exclusiveSegments) {
-                exclusiveAvailable.add(new Buffer(segment, this));
+            if (!released) {
+                for (MemorySegment segment : exclusiveSegments) {
+                    exclusiveAvailable.add(new Buffer(segment, this));
+                }
+                this.floatingPool = gateFloatingPool;
+                return;
             }
-            this.floatingPool = gateFloatingPool;
         }
+        networkBufferPool.recycleUnpooledMemorySegments(List.copyOf(exclusiveSegments));
     }
 
     // ------------------------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ package io.sluice.netty.gate;
 
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
+import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.event.EventSerializer;
 import org.slf4j.Logger;
@@ -89,9 +90,21 @@ public final class SingleInputGate implements InputGate {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A {@link #close()} from another thread while this waits for memory ends the wait at once: this then throws
+     * a {@link ShuffleException} saying the gate was closed, and nothing stays reserved. The close does not wait for
+     * the reservation.
+     *
+     * @throws ShuffleException when the gate is closed before or during the setup
+     */
     @Override
     public void setup() throws IOException {
         synchronized (lock) {
+            if (state == GateState.CLOSED) {
+                throw closedDuringSetup();
+            }
             if (state != GateState.CREATED) {
                 throw new IllegalStateException("gate of " + ownerName + " is " + state + "; setup() runs once");
             }
@@ -112,7 +125,8 @@ public final class SingleInputGate implements InputGate {
         }
         synchronized (lock) {
             if (state == GateState.CLOSED) {
-                return;
+                // Closed while the channels were set up: close() released them and the memory.
+                throw closedDuringSetup();
             }
             state = GateState.SET_UP;
         }
@@ -120,6 +134,10 @@ public final class SingleInputGate implements InputGate {
             channel.requestSubpartition();
         }
         LOG.debug("Gate of {} set up with {} channels", ownerName, channels.length);
+    }
+
+    private ShuffleException closedDuringSetup() {
+        return new ShuffleException("gate of " + ownerName + " was closed during its setup(); it reserves nothing");
     }
 
     @Override

@@ -121,6 +121,26 @@ public final class RemoteChannels implements AutoCloseable {
         return gate;
     }
 
+    /**
+     * A gate of {@code channels} remote channels whose memory is reserved by its own {@link #setup()}, as the
+     * environment's gates do ({@link RemoteGateMemory}: {@code exclusive} segments per channel and a floating pool
+     * of {@code floating}). Not set up.
+     */
+    public SingleInputGate unreservedGate(int channels, int exclusive, int floating) {
+        SingleInputGate gate = new SingleInputGate("test-consumer", channels, closed -> { });
+        List<RemoteInputChannel> remote = new ArrayList<>();
+        for (int i = 0; i < channels; i++) {
+            RemoteInputChannel channel = new RemoteInputChannel(gate, i, ResultPartitionId.random(), 0, connection,
+                    clients, timer, globalPool, metrics, exclusive, new PartitionRequestBackoff(initialBackoff,
+                    maxBackoff));
+            gate.setChannel(channel);
+            remote.add(channel);
+        }
+        gate.setMemory(new RemoteGateMemory(gate.ownerName(), remote, globalPool, exclusive, floating));
+        gates.add(gate);
+        return gate;
+    }
+
     /** Closes every gate made here (idempotent): before the connections, as an engine would. */
     public void closeGates() {
         for (SingleInputGate gate : gates) {
