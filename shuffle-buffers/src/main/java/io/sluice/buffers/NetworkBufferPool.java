@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -72,6 +73,13 @@ public final class NetworkBufferPool {
 
     // guarded by segmentLock; AVAILABLE while a segment is free, else a pending future completed on the next return
     private CompletableFuture<Void> availableFuture = Availability.AVAILABLE;
+
+    // guarded by segmentLock: local pools waiting for a free segment, oldest first. A returned segment wakes one;
+    // only when the woken pool leaves it free is the next one woken (O(1) wake-ups per segment, none lost)
+    private final ArrayDeque<LocalBufferPool> waitingPools = new ArrayDeque<>();
+
+    /** How many times a waiting local pool was woken because a segment came back; for tests and diagnostics. */
+    private final AtomicLong poolWakeUps = new AtomicLong();
 
     /** Written under both locks (factory, then segment); volatile so that checks need neither. */
     private volatile PoolState state = PoolState.ACTIVE;
@@ -288,7 +296,10 @@ public final class NetworkBufferPool {
         }
     }
 
-    /** Done while at least one segment is free; a pending future completes when one comes back. */
+    /**
+     * Done while at least one segment is free; a pending future completes when one comes back. Local pools do not
+     * wait on it (they queue with {@link #waitForSegment}); it is for exclusive requests and observers.
+     */
     public CompletableFuture<?> getAvailableFuture() {
         segmentLock.lock();
         try {
@@ -351,10 +362,26 @@ public final class NetworkBufferPool {
             segmentLock.unlock();
         }
         toComplete.complete(null); // wakes blocked exclusive requests, which then see the destroyed state
+        segmentLock.lock();
+        try {
+            waitingPools.clear(); // destroyed pools: nobody will serve them
+        } finally {
+            segmentLock.unlock();
+        }
         if (outstanding > 0) {
             LOG.debug("network buffer pool destroyed with {} of {} segments still in use; they are freed when "
                     + "returned", outstanding, totalSegments);
         }
+    }
+
+    /** How many times a local pool waiting for a segment was woken so far (each wake-up costs the pool a settle). */
+    public long getNumberOfPoolWakeUps() {
+        return poolWakeUps.get();
+    }
+
+    /** A waiting local pool is being woken; called by the pool. */
+    void countPoolWakeUp() {
+        poolWakeUps.incrementAndGet();
     }
 
     public boolean isDestroyed() {
@@ -386,8 +413,27 @@ public final class NetworkBufferPool {
     }
 
     /**
+     * Queues a local pool that found no free segment; it is woken ({@code onGlobalPoolAvailable}, on the returning
+     * thread, no lock held) when a segment comes back and it is the oldest waiter.
+     *
+     * @return false, queuing nothing, when a segment is free now or this pool is destroyed: the caller tries again
+     */
+    boolean waitForSegment(LocalBufferPool pool) {
+        segmentLock.lock();
+        try {
+            if (state == PoolState.DESTROYED || !freeSegments.isEmpty()) {
+                return false;
+            }
+            waitingPools.add(pool);
+            return true;
+        } finally {
+            segmentLock.unlock();
+        }
+    }
+
+    /**
      * Takes back one pooled segment (freed if this pool is destroyed). MUST be called with no lock held: it may
-     * complete the availability future, which runs waiting pools' callbacks on this thread.
+     * complete the availability future and wake a waiting pool, which run on this thread.
      */
     void returnSegment(MemorySegment segment) {
         CompletableFuture<Void> toComplete;
@@ -399,6 +445,30 @@ public final class NetworkBufferPool {
         }
         if (toComplete != null) {
             toComplete.complete(null);
+        }
+        wakeWaitingPools();
+    }
+
+    /**
+     * Wakes waiting pools, oldest first, one at a time while a segment is still free after the previous one's
+     * turn: a pool that takes the segment ends the round, so one returned segment costs one wake-up. No lock held.
+     */
+    private void wakeWaitingPools() {
+        while (true) {
+            LocalBufferPool next;
+            segmentLock.lock();
+            try {
+                if (freeSegments.isEmpty() || state == PoolState.DESTROYED) {
+                    return;
+                }
+                next = waitingPools.poll();
+            } finally {
+                segmentLock.unlock();
+            }
+            if (next == null) {
+                return;
+            }
+            next.onGlobalPoolAvailable();
         }
     }
 
@@ -422,6 +492,7 @@ public final class NetworkBufferPool {
         if (toComplete != null) {
             toComplete.complete(null);
         }
+        wakeWaitingPools();
     }
 
     /** Unregisters a destroyed local pool and gives its share to the others. No lock may be held. */
