@@ -5,6 +5,7 @@ import io.sluice.api.InputGate;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
@@ -35,6 +37,7 @@ public final class SingleInputGate implements InputGate {
     private final String ownerName;
     private final InputChannel[] channels;
     private final Consumer<SingleInputGate> onClose;
+    private final AvailabilityHandOff availabilityHandOff;
 
     private final Object lock = new Object();
     private final ArrayDeque<InputChannel> channelsWithData; // guarded by lock
@@ -47,10 +50,14 @@ public final class SingleInputGate implements InputGate {
     private GateMemory memory = GateMemory.NONE; // guarded by lock
 
     /**
-     * @param channelCount the number of channels; fill them with {@link #setChannel} before {@link #setup()}
-     * @param onClose      told once when the gate closes (the environment forgets it)
+     * @param channelCount  the number of channels; fill them with {@link #setChannel} before {@link #setup()}
+     * @param onClose       told once when the gate closes (the environment forgets it)
+     * @param notifications completes the availability futures the consumer sees (the environment's notification
+     *                      thread; {@code Runnable::run} completes them on the notifying thread)
      */
-    public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose) {
+    public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose,
+                           Executor notifications) {
+        this.availabilityHandOff = new AvailabilityHandOff(notifications);
         this.ownerName = ownerName;
         this.channels = new InputChannel[channelCount];
         this.channelsWithData = new ArrayDeque<>(Math.max(1, channelCount));
@@ -190,11 +197,20 @@ public final class SingleInputGate implements InputGate {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Threads: a future that is done when returned stays so; a pending one is completed by the environment's
+     * notification thread ({@code sluice-notify-<environment>}), never by a Netty event loop or a producer thread,
+     * so a continuation may call {@link #pollNext()} and do its work there.
+     */
     @Override
     public CompletableFuture<?> availableFuture() {
+        CompletableFuture<Void> internal;
         synchronized (lock) {
-            return availability;
+            internal = availability;
         }
+        return availabilityHandOff.detach(internal);
     }
 
     @Override

@@ -9,6 +9,7 @@ import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -88,6 +90,7 @@ public final class ResultPartition implements ResultPartitionWriter {
     private ScheduledFuture<?> flushTask; // guarded by stateLock
 
     private volatile Consumer<ByteBuffer> taskEventListener;
+    private final AvailabilityHandOff availability;
     private final AtomicLong bytesOut = new AtomicLong();
     private final AtomicLong buffersOut = new AtomicLong();
     private final AtomicLong backpressuredNanos = new AtomicLong();
@@ -95,10 +98,13 @@ public final class ResultPartition implements ResultPartitionWriter {
     /**
      * @param flushScheduler the environment's one scheduler for periodic flushes (never a thread per partition)
      * @param flushInterval  zero to flush after every record
+     * @param notifications  completes the availability futures the producer sees (the environment's notification
+     *                       thread; {@code Runnable::run} completes them on the recycling thread)
      */
     public ResultPartition(ResultPartitionId partitionId, String ownerName, int numberOfSubpartitions,
                            ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
-                           ScheduledExecutorService flushScheduler, Duration flushInterval) {
+                           ScheduledExecutorService flushScheduler, Duration flushInterval, Executor notifications) {
+        this.availability = new AvailabilityHandOff(notifications);
         if (numberOfSubpartitions < 1) {
             throw new IllegalArgumentException("partition " + partitionId + " needs at least one subpartition, got "
                     + numberOfSubpartitions);
@@ -238,13 +244,21 @@ public final class ResultPartition implements ResultPartitionWriter {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Threads: a future that is done when returned stays so; a pending one is completed by the environment's
+     * notification thread ({@code sluice-notify-<environment>}), never by a Netty event loop or a thread that
+     * recycles buffers, so a continuation may call {@link #emitRecord} (and block in it) safely. A released
+     * partition returns a done future (its {@code emitRecord} then throws).
+     */
     @Override
     public CompletableFuture<?> availableFuture() {
         LocalBufferPool pool = bufferPool;
         if (pool == null || state == State.RELEASED) {
             return CompletableFuture.completedFuture(null);
         }
-        return pool.getAvailableFuture();
+        return availability.detach(pool.getAvailableFuture());
     }
 
     /**
