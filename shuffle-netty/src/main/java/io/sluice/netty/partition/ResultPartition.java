@@ -215,8 +215,25 @@ public final class ResultPartition implements ResultPartitionWriter {
      */
     @Override
     public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
+        int size = event.remaining();
+        if (size > MAX_EVENT_BYTES) {
+            throw new ShuffleException("event of " + size + " bytes for partition " + partitionId + " of " + ownerName
+                    + " exceeds the limit of " + MAX_EVENT_BYTES + " bytes per event "
+                    + "(ResultPartitionWriter.MAX_EVENT_BYTES); send large data as records");
+        }
         synchronized (emitLock) {
             checkAcceptingRecords();
+            // All or nothing: only this thread adds events, so a subpartition below the bound now stays below it.
+            for (PipelinedSubpartition subpartition : subpartitions) {
+                int queued = subpartition.queuedUserEvents();
+                if (queued >= MAX_QUEUED_EVENTS) {
+                    throw new ShuffleException("subpartition " + subpartition.index() + " of partition "
+                            + partitionId + " of " + ownerName + " holds " + queued + " events its consumer has not "
+                            + "read, the limit (ResultPartitionWriter.MAX_QUEUED_EVENTS = " + MAX_QUEUED_EVENTS
+                            + "): its consumer is not reading events (or a non-priority event waits behind data "
+                            + "it does not take); the event was sent to no subpartition");
+                }
+            }
             for (int i = 0; i < subpartitions.length; i++) {
                 if (!priority) {
                     // Records after the event go into a new buffer behind it: order is kept.

@@ -155,6 +155,42 @@ class ResultPartitionTest {
         }
     }
 
+    // Issue 8 defect 5: events are bounded in size ...
+    @Test
+    void eventAboveTheSizeLimit_isRefusedNamingItsSizeAndTheLimit_andQueuesNothing() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        int size = io.sluice.api.ResultPartitionWriter.MAX_EVENT_BYTES + 1;
+
+        ShuffleException error = assertThrows(ShuffleException.class,
+                () -> partition.broadcastEvent(ByteBuffer.allocate(size), false));
+
+        assertTrue(error.getMessage().contains(String.valueOf(size)), error.getMessage());
+        assertTrue(error.getMessage().contains(String.valueOf(io.sluice.api.ResultPartitionWriter.MAX_EVENT_BYTES)),
+                error.getMessage());
+        assertEquals(0, partition.subpartition(0).getNumberOfQueuedBuffers());
+        partition.broadcastEvent(ByteBuffer.allocate(size - 1), true); // the limit itself is fine
+    }
+
+    // ... and in number: a subpartition whose consumer does not read its events holds at most MAX_QUEUED_EVENTS
+    @Test
+    void eventsNobodyReads_uptoTheLimitAreQueued_thenBroadcastEventThrowsSayingTheConsumerDoesNotRead()
+            throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        int limit = io.sluice.api.ResultPartitionWriter.MAX_QUEUED_EVENTS;
+        for (int i = 0; i < limit; i++) {
+            partition.broadcastEvent(ByteBuffer.allocate(8), (i & 1) == 0);
+        }
+
+        ShuffleException error = assertThrows(ShuffleException.class,
+                () -> partition.broadcastEvent(ByteBuffer.allocate(8), false));
+
+        assertTrue(error.getMessage().contains("not reading"), error.getMessage());
+        assertTrue(error.getMessage().contains(String.valueOf(limit)), error.getMessage());
+        assertEquals(limit, partition.subpartition(0).getNumberOfQueuedBuffers(), "nothing half-broadcast");
+        assertEquals(limit, partition.subpartition(1).getNumberOfQueuedBuffers(), "nothing half-broadcast");
+        partition.emitRecord(TestRecords.record(0, 0, 10), 0); // records are not affected
+    }
+
     // Issue 8 defect 2: the pool destroyed under a producer that passed the state check (the window between a
     // concurrent release's state change and its subpartitions' release) surfaces as ShuffleException, never as the
     // pool's unchecked BufferPoolDestroyedException
