@@ -102,7 +102,7 @@ final class RemoteGateMemory implements GateMemory {
     }
 
     private ShuffleException closedDuringSetup() {
-        return new ShuffleException("gate of " + ownerName + " was closed during its setup(); it reserves nothing");
+        return SingleInputGate.closedDuringSetup(ownerName);
     }
 
     private InsufficientBuffersException insufficient(IOException cause) {

@@ -144,6 +144,11 @@ public final class SingleInputGate implements InputGate {
     }
 
     private ShuffleException closedDuringSetup() {
+        return closedDuringSetup(ownerName);
+    }
+
+    /** What {@link #setup()} throws when the gate of {@code ownerName} is closed before or during it. */
+    static ShuffleException closedDuringSetup(String ownerName) {
         return new ShuffleException("gate of " + ownerName + " was closed during its setup(); it reserves nothing");
     }
 
