@@ -3,7 +3,6 @@ package io.sluice.tests;
 import io.sluice.api.InputGate;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
-import io.sluice.netty.event.EventSerializer;
 import io.sluice.tests.support.Layout;
 import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RegisteredPartition;
@@ -16,29 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Events are bounded in size on both sides (the data server sizes its frame limit from it): an event of
- * {@link EventSerializer#MAX_EVENT_BYTES} goes, one byte more is refused at the call with a message giving both
- * numbers.
+ * Events are bounded in size on both sides (the data server sizes its frame limit from it): a task event larger than
+ * {@link ResultPartitionWriter#MAX_EVENT_BYTES} is refused at the gate, as a larger broadcast event is at the writer.
  */
 class EventSizeLimitTest {
-
-    @Test
-    void broadcastEvent_largerThanTheLimit_isRefusedWithTheSizeAndTheLimit() throws Exception {
-        try (ShuffleFixture shuffle = ShuffleFixture.start(Layout.ONE_ENVIRONMENT,
-                MemoryConfig.of(16, MemoryConfig.SMALL_SEGMENT))) {
-            RegisteredPartition partition = shuffle.registerPartition(1);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-
-            writer.broadcastEvent(ByteBuffer.allocate(EventSerializer.MAX_EVENT_BYTES), false);
-            ShuffleException refused = assertThrows(ShuffleException.class,
-                    () -> writer.broadcastEvent(ByteBuffer.allocate(EventSerializer.MAX_EVENT_BYTES + 1), false));
-
-            assertTrue(refused.getMessage().contains(String.valueOf(EventSerializer.MAX_EVENT_BYTES + 1))
-                    && refused.getMessage().contains(String.valueOf(EventSerializer.MAX_EVENT_BYTES)),
-                    refused.getMessage());
-        }
-    }
 
     @Test
     void taskEvent_largerThanTheLimit_isRefusedAtTheGate() throws Exception {
@@ -51,7 +31,7 @@ class EventSizeLimitTest {
             shuffle.reader(gate);
 
             ShuffleException refused = assertThrows(ShuffleException.class,
-                    () -> gate.sendTaskEvent(ByteBuffer.allocate(EventSerializer.MAX_EVENT_BYTES + 1)));
+                    () -> gate.sendTaskEvent(ByteBuffer.allocate(ResultPartitionWriter.MAX_EVENT_BYTES + 1)));
 
             assertTrue(refused.getMessage().contains("task event"), refused.getMessage());
         }

@@ -1,5 +1,6 @@
 package io.sluice.netty.event;
 
+import io.sluice.api.ResultPartitionWriter;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferRecycler;
 import io.sluice.buffers.MemorySegment;
@@ -17,15 +18,11 @@ import java.nio.ByteBuffer;
  */
 public final class EventSerializer {
 
-    /**
-     * The largest event payload, in bytes, that an engine may send: downstream with {@code broadcastEvent}, upstream
-     * with a gate's task event. Both ends size their frame limits from it (the data server accepts no client frame
-     * larger than a task event of this size), so it is one constant for the whole library.
-     */
-    public static final int MAX_EVENT_BYTES = 64 * 1024;
-
     /** Bytes before an event's payload: the one-byte type tag. */
     public static final int TAG_BYTES = 1;
+
+    /** The largest serialized event: the type tag and {@link ResultPartitionWriter#MAX_EVENT_BYTES} of payload. */
+    public static final int MAX_SERIALIZED_EVENT_BYTES = TAG_BYTES + ResultPartitionWriter.MAX_EVENT_BYTES;
 
     /** What an event buffer carries. */
     public enum EventType {
@@ -69,15 +66,15 @@ public final class EventSerializer {
     }
 
     /**
-     * Refuses an event payload larger than {@link #MAX_EVENT_BYTES}.
+     * Refuses an event payload larger than {@link ResultPartitionWriter#MAX_EVENT_BYTES}.
      *
      * @param what where the event was given, for the message (e.g. "broadcastEvent")
      * @throws IllegalArgumentException naming the size and the limit
      */
     public static void checkEventSize(ByteBuffer payload, String what) {
-        if (payload.remaining() > MAX_EVENT_BYTES) {
+        if (payload.remaining() > ResultPartitionWriter.MAX_EVENT_BYTES) {
             throw new IllegalArgumentException(what + ": an event of " + payload.remaining()
-                    + " bytes is larger than the limit of " + MAX_EVENT_BYTES + " bytes; events are control "
+                    + " bytes is larger than the limit of " + ResultPartitionWriter.MAX_EVENT_BYTES + " bytes; events are control "
                     + "messages, send data as records");
         }
     }

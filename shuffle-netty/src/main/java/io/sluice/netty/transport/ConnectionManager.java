@@ -53,11 +53,11 @@ public final class ConnectionManager {
 
     /**
      * The largest server-to-client frame that is not a data buffer: an event buffer of
-     * {@link EventSerializer#MAX_EVENT_BYTES}, or an error message (with its cause chain). Data frames are bounded by
+     * {@link io.sluice.api.ResultPartitionWriter#MAX_EVENT_BYTES}, or an error message (with its cause chain). Data frames are bounded by
      * a segment. Clients accumulate only error bodies, so this is what a client buffers at most per connection.
      */
     private static final int MAX_EVENT_FRAME_BYTES = Math.max(1 << 20,
-            BufferResponse.frameLength(EventSerializer.MAX_EVENT_BYTES + EventSerializer.TAG_BYTES));
+            BufferResponse.frameLength(EventSerializer.MAX_SERIALIZED_EVENT_BYTES));
 
     /**
      * Unflushed bytes a server connection may queue before it stops taking buffers from its readers. The queued

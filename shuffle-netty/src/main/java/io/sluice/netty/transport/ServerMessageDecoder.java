@@ -29,11 +29,11 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
 
     /**
      * The largest frame a well-behaved client sends: a {@link TaskEventRequest} carrying an event of
-     * {@link io.sluice.netty.event.EventSerializer#MAX_EVENT_BYTES}. Every other client message is a few dozen
+     * {@link io.sluice.api.ResultPartitionWriter#MAX_EVENT_BYTES}. Every other client message is a few dozen
      * bytes. A partly received frame is all the server buffers per connection on the read side, so this bounds it.
      */
     public static int maxClientFrameLength() {
-        return TaskEventRequest.frameLength(io.sluice.netty.event.EventSerializer.MAX_EVENT_BYTES);
+        return TaskEventRequest.frameLength(io.sluice.api.ResultPartitionWriter.MAX_EVENT_BYTES);
     }
 
     /** @param maxFrameLength the largest frame accepted, header included; larger ones are corrupt */

@@ -5,7 +5,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.netty.event.EventSerializer;
+import io.sluice.api.ResultPartitionWriter;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.transport.NettyMessage;
 import io.sluice.netty.transport.NettyMessageEncoder;
@@ -56,7 +56,7 @@ class ServerExhaustionTest {
     private static final Duration CLOSED_WITHIN = Duration.ofSeconds(20);
     private static final int SLOW_DRIP_CONNECTIONS = 200;
     /** Half of the largest frame the server accepts: each connection makes the server hold ~32 KiB. */
-    private static final int PARTIAL_FRAME_BYTES = EventSerializer.MAX_EVENT_BYTES / 2;
+    private static final int PARTIAL_FRAME_BYTES = ResultPartitionWriter.MAX_EVENT_BYTES / 2;
     /** Growth allowed from one attack round to the next (allocator bookkeeping); far below the ~6 MiB a round holds. */
     private static final long BASELINE_SLACK = 2L << 20;
     /**
@@ -94,7 +94,7 @@ class ServerExhaustionTest {
     private static long slowDripRound(ShuffleFixture shuffle, InetSocketAddress server, long baseline, String round)
             throws Exception {
         byte[] partialFrame = Arrays.copyOf(encode(new TaskEventRequest(
-                ByteBuffer.allocate(EventSerializer.MAX_EVENT_BYTES), ResultPartitionId.random(),
+                ByteBuffer.allocate(ResultPartitionWriter.MAX_EVENT_BYTES), ResultPartitionId.random(),
                 new InputChannelId(1, 2))), PARTIAL_FRAME_BYTES);
         List<Socket> attackers = new ArrayList<>();
         try (DirectMemoryProbe probe = DirectMemoryProbe.start()) {
