@@ -119,7 +119,7 @@ class CorruptFrameTest {
         EmbeddedChannel client = channels.channel(new ClientMessageDecoder(buffers, 1 << 20));
         int size = io.sluice.netty.event.EventSerializer.MAX_SERIALIZED_EVENT_BYTES + 1;
         byte[] headerOnly = ByteBuffer.allocate(Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH)
-                .put(header(BufferResponse.frameLength(size), MAGIC, 1, BufferResponse.ID))
+                .put(header(BufferResponse.frameLength(size), MAGIC, Frame.VERSION, BufferResponse.ID))
                 .put(bufferResponseHeader(1, size)).array();
 
         assertCorrupt(client, headerOnly, "event of " + size + " bytes exceeds the limit of "
