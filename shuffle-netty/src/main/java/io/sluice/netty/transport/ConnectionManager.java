@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -69,6 +70,7 @@ public final class ConnectionManager {
     private final ShuffleEnvironmentContext context;
     private final EnvironmentConfig config;
     private final ResultPartitionManager partitionManager;
+    private final ChannelPipelineHook pipelineHook;
     private final TransportMetrics metrics = new TransportMetrics();
     private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
@@ -83,9 +85,19 @@ public final class ConnectionManager {
 
     public ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
                              ResultPartitionManager partitionManager) {
+        this(context, config, partitionManager, ChannelPipelineHook.NONE);
+    }
+
+    /**
+     * @param pipelineHook sees every channel once its pipeline is built (a test and tool seam);
+     *                     {@link ChannelPipelineHook#NONE} for none
+     */
+    public ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
+                             ResultPartitionManager partitionManager, ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
         this.partitionManager = partitionManager;
+        this.pipelineHook = Objects.requireNonNull(pipelineHook, "pipelineHook");
         this.dataAddress = new InetSocketAddress(context.bindAddress(), 0);
     }
 
@@ -137,6 +149,7 @@ public final class ConnectionManager {
                                 .addLast("requests", new PartitionRequestServerHandler(partitionManager, queue,
                                         Math.max(1, config.initialBackoff().toMillis())))
                                 .addLast("queue", queue);
+                        pipelineHook.serverChannelInitialized(channel);
                     }
                 });
         SocketAddress bindTo;
@@ -180,6 +193,7 @@ public final class ConnectionManager {
                         pipeline.addLast("decoder", new ClientMessageDecoder(handler, maxFrame))
                                 .addLast("encoder", ENCODER)
                                 .addLast("credit", handler);
+                        pipelineHook.clientChannelInitialized(channel);
                     }
                 });
         if (type != TransportType.LOCAL) {
