@@ -1,0 +1,46 @@
+package io.sluice.tests.chaos;
+
+import java.util.List;
+
+/**
+ * What one seed's run found. Immutable value; any thread.
+ *
+ * @param scenario the scenario the seed stands for
+ * @param problems every violation found (wrong data, an unexplained or undocumented failure, a stuck thread with its
+ *                 stack, a segment that never came back); empty when the seed passed
+ * @param fired    the faults that hit, in words
+ * @param outcome  one line per task: how it ended
+ * @param nanos    how long the run took
+ */
+public record ChaosResult(ChaosScenario scenario, List<String> problems, List<String> fired, List<String> outcome,
+                          long nanos) {
+
+    /** @return true when nothing was wrong */
+    public boolean passed() {
+        return problems.isEmpty();
+    }
+
+    /** @return the one-line Maven command that runs this seed again */
+    public static String replayCommand(long seed) {
+        return "mvn -o -pl shuffle-tests -am test -Dtest=ChaosTest -Dsurefire.failIfNoSpecifiedTests=false "
+                + "-Dchaos.seed=" + seed + "   (or: java -jar shuffle-tests/target/sluice-bench.jar chaos --seed "
+                + seed + ")";
+    }
+
+    /** @return a report of a failed seed: the seed, the replay command, the scenario, what hit and what was wrong */
+    public String report() {
+        StringBuilder text = new StringBuilder();
+        text.append("chaos seed ").append(scenario.seed()).append(passed() ? " passed" : " FAILED").append(" in ")
+                .append(nanos / 1_000_000).append(" ms\n");
+        text.append("replay: ").append(replayCommand(scenario.seed())).append('\n');
+        text.append(scenario.describe());
+        text.append("faults that hit: ").append(fired.isEmpty() ? "none" : String.join("; ", fired)).append('\n');
+        for (String line : outcome) {
+            text.append("  ").append(line).append('\n');
+        }
+        for (String problem : problems) {
+            text.append("PROBLEM: ").append(problem).append('\n');
+        }
+        return text.toString();
+    }
+}
