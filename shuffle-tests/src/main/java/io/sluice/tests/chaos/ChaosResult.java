@@ -20,6 +20,16 @@ public record ChaosResult(ChaosScenario scenario, List<String> problems, List<St
         return problems.isEmpty();
     }
 
+    /**
+     * @param more problems found after the run (e.g. Netty's leak reports)
+     * @return this result with them added
+     */
+    public ChaosResult withProblems(List<String> more) {
+        List<String> all = new java.util.ArrayList<>(problems);
+        all.addAll(more);
+        return new ChaosResult(scenario, List.copyOf(all), fired, outcome, nanos);
+    }
+
     /** @return the one-line Maven command that runs this seed again */
     public static String replayCommand(long seed) {
         return "mvn -o -pl shuffle-tests -am test -Dtest=ChaosTest -Dsurefire.failIfNoSpecifiedTests=false "
