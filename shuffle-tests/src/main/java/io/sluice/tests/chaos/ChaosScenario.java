@@ -44,9 +44,9 @@ public record ChaosScenario(long seed, String transport, int environments, int s
     private static final Duration[] FLUSH_INTERVALS = {Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(5),
             Duration.ofMillis(20)};
     /** Bytes one producer emits at most: keeps a seed to a fraction of a second. */
-    private static final long MAX_BYTES_PER_PRODUCER = 1 << 20;
+    private static final long MAX_BYTES_PER_PRODUCER = 256 << 10;
     /** Records one producer emits at most (tiny records would make many). */
-    private static final long MAX_RECORDS_PER_PRODUCER = 10_000;
+    private static final long MAX_RECORDS_PER_PRODUCER = 4_000;
 
     /**
      * @param seed any long
