@@ -2,6 +2,7 @@ package io.sluice.bench;
 
 import io.sluice.tests.chaos.ChaosResult;
 import io.sluice.tests.chaos.ChaosRun;
+import io.sluice.tests.chaos.ChaosTally;
 import io.sluice.tests.chaos.LeakReports;
 
 import java.io.PrintStream;
@@ -67,11 +68,11 @@ final class ChaosCommand {
         }
         long began = System.nanoTime();
         long lastProgress = began;
-        long failed = 0;
+        ChaosTally tally = new ChaosTally();
         for (long n = 0; n < seeds; n++) {
             ChaosResult result = runOne(start + n);
+            tally.add(result);
             if (!result.passed()) {
-                failed++;
                 out.print(result.report());
                 out.flush();
             }
@@ -80,11 +81,14 @@ final class ChaosCommand {
                 lastProgress = now;
                 double seconds = (now - began) / 1e9;
                 err.printf("chaos: %d/%d seeds (%d..%d), %d failed, %.1f s, %.2f seeds/s%n", n + 1, seeds, start,
-                        start + n, failed, seconds, (n + 1) / seconds);
+                        start + n, tally.failed(), seconds, (n + 1) / seconds);
             }
         }
-        out.printf("chaos: %d seeds from %d, %d failed%n", seeds, start, failed);
-        return failed == 0 ? Main.EXIT_PASS : Main.EXIT_FAIL;
+        double seconds = (System.nanoTime() - began) / 1e9;
+        out.printf("chaos: %d seeds from %d, %d failed, %.1f s, %.2f seeds/s%n", seeds, start, tally.failed(), seconds,
+                seeds / seconds);
+        out.print(tally.summary());
+        return tally.failed() == 0 ? Main.EXIT_PASS : Main.EXIT_FAIL;
     }
 
     private static ChaosResult runOne(long seed) {

@@ -8,11 +8,11 @@ import java.util.List;
  * @param scenario the scenario the seed stands for
  * @param problems every violation found (wrong data, an unexplained or undocumented failure, a stuck thread with its
  *                 stack, a segment that never came back); empty when the seed passed
- * @param fired    the faults that hit, in words
- * @param outcome  one line per task: how it ended
+ * @param fired    the faults that hit
+ * @param outcome  how each task ended, producers first
  * @param nanos    how long the run took
  */
-public record ChaosResult(ChaosScenario scenario, List<String> problems, List<String> fired, List<String> outcome,
+public record ChaosResult(ChaosScenario scenario, List<String> problems, List<Fault> fired, List<TaskOutcome> outcome,
                           long nanos) {
 
     /** @return true when nothing was wrong */
@@ -44,9 +44,9 @@ public record ChaosResult(ChaosScenario scenario, List<String> problems, List<St
                 .append(nanos / 1_000_000).append(" ms\n");
         text.append("replay: ").append(replayCommand(scenario.seed())).append('\n');
         text.append(scenario.describe());
-        text.append("faults that hit: ").append(fired.isEmpty() ? "none" : String.join("; ", fired)).append('\n');
-        for (String line : outcome) {
-            text.append("  ").append(line).append('\n');
+        text.append("faults that hit: ").append(fired.isEmpty() ? "none" : fired.toString()).append('\n');
+        for (TaskOutcome task : outcome) {
+            text.append("  ").append(task).append('\n');
         }
         for (String problem : problems) {
             text.append("PROBLEM: ").append(problem).append('\n');

@@ -56,7 +56,7 @@ public final class ChaosRun {
     public ChaosResult execute() {
         long start = System.nanoTime();
         FaultActions actions = new FaultActions(scenario, environments, faultErrors);
-        List<String> outcome = new ArrayList<>();
+        List<TaskOutcome> outcome = new ArrayList<>();
         ShuffleMaster master = new NettyShuffleServiceFactory().createShuffleMaster(scenario.config(0));
         List<ResultPartitionWriter> writers = new ArrayList<>();
         List<InputGate> gates = new ArrayList<>();
@@ -87,16 +87,13 @@ public final class ChaosRun {
         } finally {
             closeAll(writers, gates, master);
         }
-        awaitPressure(actions);
+        awaitFaultThreads(actions);
         checkMemory();
         for (Throwable error : faultErrors) {
             problems.add(stackOf(error));
         }
-        List<String> fired = new ArrayList<>();
-        for (Fault fault : actions.firedFaults()) {
-            fired.add(fault.toString());
-        }
-        return new ChaosResult(scenario, List.copyOf(problems), fired, outcome, System.nanoTime() - start);
+        return new ChaosResult(scenario, List.copyOf(problems), List.copyOf(actions.firedFaults()), outcome,
+                System.nanoTime() - start);
     }
 
     private void startEnvironments(FaultActions actions) throws Exception {
@@ -129,7 +126,7 @@ public final class ChaosRun {
     }
 
     private void runTasks(FaultActions actions, List<ResultPartitionWriter> writers, List<InputGate> gates,
-                          List<String> outcome) throws InterruptedException {
+                          List<TaskOutcome> outcome) throws InterruptedException {
         List<TaskThread> tasks = new ArrayList<>();
         List<ChaosProducer> producers = new ArrayList<>();
         List<ChaosConsumer> consumers = new ArrayList<>();
@@ -176,7 +173,7 @@ public final class ChaosRun {
     }
 
     private void judge(List<TaskThread> tasks, List<ChaosProducer> producers, List<ChaosConsumer> consumers,
-                       FaultActions actions, List<String> outcome) {
+                       FaultActions actions, List<TaskOutcome> outcome) {
         Set<Fault> fired = actions.firedFaults();
         ExpectedFailures expected = new ExpectedFailures(scenario, fired);
         for (int i = 0; i < tasks.size(); i++) {
@@ -185,8 +182,7 @@ public final class ChaosRun {
             int index = producer ? i : i - producers.size();
             long count = producer ? producers.get(index).emitted() : consumers.get(index).read();
             Throwable error = task.error();
-            outcome.add(task.name() + (producer ? " emitted " : " read ") + count + " records and "
-                    + (!task.ended() ? "was stuck" : error == null ? "completed" : "failed: " + error));
+            outcome.add(new TaskOutcome(task.name(), task.ended(), error, count));
             if (!task.ended() || error == null) {
                 continue;
             }
@@ -224,8 +220,8 @@ public final class ChaosRun {
         }
     }
 
-    private void awaitPressure(FaultActions actions) {
-        for (Thread thread : actions.pressureThreads()) {
+    private void awaitFaultThreads(FaultActions actions) {
+        for (Thread thread : actions.faultThreads()) {
             try {
                 thread.join(MEMORY_RETURN_TIMEOUT.toMillis());
             } catch (InterruptedException e) {
@@ -233,7 +229,7 @@ public final class ChaosRun {
                 return;
             }
             if (thread.isAlive()) {
-                problems.add("memory pressure thread still running after the environments closed");
+                problems.add(thread.getName() + " was still running after the environments closed");
             }
         }
     }

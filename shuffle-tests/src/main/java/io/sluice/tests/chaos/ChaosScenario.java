@@ -151,15 +151,17 @@ public record ChaosScenario(long seed, String transport, int environments, int s
                     }
                     int[] connection = connections.get(random.nextInt(connections.size()));
                     faults.add(new Fault(kind, connection[0], connection[1], random.nextLong(60),
-                            1 + random.nextInt(20), 1 + random.nextInt(10)));
+                            1 + random.nextInt(20), 1 + random.nextInt(10), false));
                 }
-                case PRODUCER_FAIL, PRODUCER_ENVIRONMENT_CLOSE -> faults.add(
-                        new Fault(kind, producer, -1, producerAt, 0, 0));
+                case PRODUCER_FAIL -> faults.add(new Fault(kind, producer, -1, producerAt, 0, 0, false));
+                case PRODUCER_ENVIRONMENT_CLOSE -> faults.add(
+                        new Fault(kind, producer, -1, producerAt, 0, 0, random.nextBoolean()));
                 case GATE_CLOSE, CONSUMER_ENVIRONMENT_CLOSE -> faults.add(
-                        new Fault(kind, consumer, -1, consumerAt, 0, 0));
+                        new Fault(kind, consumer, -1, consumerAt, 0, 0, random.nextBoolean()));
                 case MEMORY_PRESSURE -> faults.add(new Fault(kind, producer, random.nextInt(environments), producerAt,
-                        1 + random.nextInt(16), 1 + random.nextInt(30)));
-                case SLOW_CONSUMER -> faults.add(new Fault(kind, consumer, -1, consumerAt, 1 + random.nextInt(64), 0));
+                        1 + random.nextInt(16), 1 + random.nextInt(30), false));
+                case SLOW_CONSUMER -> faults.add(
+                        new Fault(kind, consumer, -1, consumerAt, 1 + random.nextInt(64), 0, false));
             }
         }
         return faults;

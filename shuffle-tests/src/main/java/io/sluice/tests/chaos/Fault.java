@@ -14,8 +14,12 @@ package io.sluice.tests.chaos;
  * @param at     the count that triggers it: frames received, records emitted or records read
  * @param amount frames delayed, segments taken, or records between two sleeps of a slow consumer
  * @param millis how long frames are held, or segments kept
+ * @param concurrent for a close ({@code GATE_CLOSE}, {@code *_ENVIRONMENT_CLOSE}): true when another thread closes,
+ *               started at the count, while the task goes on (which step the close starts at is still the seed's;
+ *               how it interleaves with the task's next steps is the scheduler's); false when the task's own thread
+ *               closes and then goes on
  */
-public record Fault(FaultKind kind, int actor, int target, long at, int amount, int millis) {
+public record Fault(FaultKind kind, int actor, int target, long at, int amount, int millis, boolean concurrent) {
 
     @Override
     public String toString() {
@@ -24,8 +28,11 @@ public record Fault(FaultKind kind, int actor, int target, long at, int amount, 
                     + " after frame " + at;
             case FRAME_DELAY -> kind + " env-" + actor + " -> env-" + target + " frames " + at + ".."
                     + (at + amount - 1) + " by " + millis + " ms";
-            case PRODUCER_FAIL, PRODUCER_ENVIRONMENT_CLOSE -> kind + " producer " + actor + " after record " + at;
-            case GATE_CLOSE, CONSUMER_ENVIRONMENT_CLOSE -> kind + " consumer " + actor + " after record " + at;
+            case PRODUCER_FAIL -> kind + " producer " + actor + " after record " + at;
+            case PRODUCER_ENVIRONMENT_CLOSE -> kind + " producer " + actor + " after record " + at
+                    + (concurrent ? " (by another thread)" : "");
+            case GATE_CLOSE, CONSUMER_ENVIRONMENT_CLOSE -> kind + " consumer " + actor + " after record " + at
+                    + (concurrent ? " (by another thread)" : "");
             case MEMORY_PRESSURE -> kind + " env-" + target + " takes " + amount + " segments for " + millis
                     + " ms after record " + at + " of producer " + actor;
             case SLOW_CONSUMER -> kind + " consumer " + actor + " from record " + at + ", 1 ms every " + amount;

@@ -20,7 +20,7 @@ final class FaultActions {
     private final ChaosScenario scenario;
     private final List<ShuffleEnvironment> environments;
     private final Set<Fault> fired = ConcurrentHashMap.newKeySet();
-    private final List<Thread> pressure = new ArrayList<>(); // guarded by itself
+    private final List<Thread> faultThreads = new ArrayList<>(); // guarded by itself
     private final List<Throwable> errors;
 
     /**
@@ -63,7 +63,8 @@ final class FaultActions {
                 }
                 case PRODUCER_ENVIRONMENT_CLOSE -> {
                     fired.add(fault);
-                    environments.get(scenario.producerEnvironment()[producer]).close();
+                    ShuffleEnvironment environment = environments.get(scenario.producerEnvironment()[producer]);
+                    close(fault, environment::close);
                 }
                 case MEMORY_PRESSURE -> {
                     fired.add(fault);
@@ -97,11 +98,12 @@ final class FaultActions {
             switch (fault.kind()) {
                 case GATE_CLOSE -> {
                     fired.add(fault);
-                    gate.close();
+                    close(fault, gate::close);
                 }
                 case CONSUMER_ENVIRONMENT_CLOSE -> {
                     fired.add(fault);
-                    environments.get(scenario.consumerEnvironment()[consumer]).close();
+                    ShuffleEnvironment environment = environments.get(scenario.consumerEnvironment()[consumer]);
+                    close(fault, environment::close);
                 }
                 default -> {
                 }
@@ -119,28 +121,40 @@ final class FaultActions {
         return taskFault && !fired.contains(fault);
     }
 
+    /** Closes on this thread, or for a concurrent fault on a thread of its own started now. */
+    private void close(Fault fault, Runnable close) {
+        if (fault.concurrent()) {
+            startThread(fault, close);
+        } else {
+            close.run();
+        }
+    }
+
     private void startPressure(Fault fault) {
         ShuffleEnvironment environment = environments.get(fault.target());
-        Runnable pressure = new MemoryPressure(NettyShuffleEnvironmentBuilder.networkBufferPool(environment),
-                fault.amount(), fault.millis());
+        startThread(fault, new MemoryPressure(NettyShuffleEnvironmentBuilder.networkBufferPool(environment),
+                fault.amount(), fault.millis()));
+    }
+
+    private void startThread(Fault fault, Runnable body) {
         Thread thread = new Thread(() -> {
             try {
-                pressure.run();
+                body.run();
             } catch (Throwable t) {
-                errors.add(new AssertionError("memory pressure on env-" + fault.target() + " failed: " + t, t));
+                errors.add(new AssertionError(fault + " threw " + t, t));
             }
-        }, "chaos-" + scenario.seed() + "-memory-pressure");
+        }, "chaos-" + scenario.seed() + "-" + fault.kind().name().toLowerCase(java.util.Locale.ROOT));
         thread.setDaemon(true);
-        synchronized (this.pressure) {
-            this.pressure.add(thread);
+        synchronized (faultThreads) {
+            faultThreads.add(thread);
         }
         thread.start();
     }
 
-    /** @return the memory pressure threads started so far */
-    List<Thread> pressureThreads() {
-        synchronized (pressure) {
-            return List.copyOf(pressure);
+    /** @return the threads faults started so far (memory pressure, concurrent closes) */
+    List<Thread> faultThreads() {
+        synchronized (faultThreads) {
+            return List.copyOf(faultThreads);
         }
     }
 }

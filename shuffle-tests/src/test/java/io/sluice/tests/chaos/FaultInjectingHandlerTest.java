@@ -26,7 +26,7 @@ class FaultInjectingHandlerTest {
 
     @Test
     void close_passesFramesUpToTheNth_thenClosesTheConnection() {
-        Fault close = new Fault(FaultKind.CONNECTION_CLOSE, CLIENT, SERVER, 2, 0, 0);
+        Fault close = new Fault(FaultKind.CONNECTION_CLOSE, CLIENT, SERVER, 2, 0, 0, false);
         EmbeddedChannel channel = channelWith(close);
 
         for (int frame = 0; frame < 3; frame++) {
@@ -40,8 +40,8 @@ class FaultInjectingHandlerTest {
 
     @Test
     void faultsOfOtherConnections_leaveTheStreamAlone() {
-        EmbeddedChannel channel = channelWith(new Fault(FaultKind.CONNECTION_CLOSE, SERVER, CLIENT, 0, 0, 0),
-                new Fault(FaultKind.CONNECTION_RESET, CLIENT, 3, 0, 0, 0));
+        EmbeddedChannel channel = channelWith(new Fault(FaultKind.CONNECTION_CLOSE, SERVER, CLIENT, 0, 0, 0, false),
+                new Fault(FaultKind.CONNECTION_RESET, CLIENT, 3, 0, 0, 0, false));
 
         channel.writeInbound(0, 1);
 
@@ -53,7 +53,7 @@ class FaultInjectingHandlerTest {
 
     @Test
     void delay_holdsTheWindowAndEverythingBehindIt_thenDeliversInOrder() {
-        Fault delay = new Fault(FaultKind.FRAME_DELAY, CLIENT, SERVER, 1, 2, 5);
+        Fault delay = new Fault(FaultKind.FRAME_DELAY, CLIENT, SERVER, 1, 2, 5, false);
         EmbeddedChannel channel = channelWith(delay);
 
         channel.writeInbound(0, 1, 2, 3);
@@ -68,7 +68,7 @@ class FaultInjectingHandlerTest {
 
     @Test
     void connectionEnd_deliversHeldFramesBeforeIt() {
-        EmbeddedChannel channel = channelWith(new Fault(FaultKind.FRAME_DELAY, CLIENT, SERVER, 0, 5, 1000));
+        EmbeddedChannel channel = channelWith(new Fault(FaultKind.FRAME_DELAY, CLIENT, SERVER, 0, 5, 1000, false));
 
         channel.writeInbound(0, 1);
         channel.close();
@@ -78,7 +78,7 @@ class FaultInjectingHandlerTest {
 
     @Test
     void removal_releasesHeldBuffers() {
-        EmbeddedChannel channel = channelWith(new Fault(FaultKind.FRAME_DELAY, CLIENT, SERVER, 0, 5, 1000));
+        EmbeddedChannel channel = channelWith(new Fault(FaultKind.FRAME_DELAY, CLIENT, SERVER, 0, 5, 1000, false));
         ByteBuf held = Unpooled.directBuffer(8).writeLong(42);
 
         channel.writeInbound(held);
