@@ -17,6 +17,7 @@ import java.util.List;
 final class ChaosCommand {
 
     private static final long PROGRESS_NANOS = 10_000_000_000L;
+    static final int LEAK_CHECK_EVERY = 20;
 
     private ChaosCommand() {
     }
@@ -62,19 +63,35 @@ final class ChaosCommand {
         }
         LeakReports.install();
         if (single != null) {
-            ChaosResult result = runOne(single);
+            ChaosResult result = new ChaosRun(single).execute();
+            List<String> leaks = LeakReports.collect();
+            if (!leaks.isEmpty()) {
+                result = result.withProblems(leaks);
+            }
             out.print(result.report());
             return result.passed() ? Main.EXIT_PASS : Main.EXIT_FAIL;
         }
         long began = System.nanoTime();
         long lastProgress = began;
         ChaosTally tally = new ChaosTally();
+        long leakChecked = start;
         for (long n = 0; n < seeds; n++) {
-            ChaosResult result = runOne(start + n);
+            ChaosResult result = new ChaosRun(start + n).execute();
             tally.add(result);
             if (!result.passed()) {
                 out.print(result.report());
                 out.flush();
+            }
+            if ((n + 1) % LEAK_CHECK_EVERY == 0 || n + 1 == seeds) {
+                List<String> leaks = LeakReports.collect();
+                if (!leaks.isEmpty()) {
+                    tally.addLeak();
+                    out.printf("chaos seeds %d..%d: Netty reported %d leak(s); replay each seed with "
+                            + "'sluice-bench chaos --seed S' to find it:%n%s%n", leakChecked, start + n, leaks.size(),
+                            String.join("\n", leaks));
+                    out.flush();
+                }
+                leakChecked = start + n + 1;
             }
             long now = System.nanoTime();
             if (now - lastProgress >= PROGRESS_NANOS || n + 1 == seeds) {
@@ -88,13 +105,7 @@ final class ChaosCommand {
         out.printf("chaos: %d seeds from %d, %d failed, %.1f s, %.2f seeds/s%n", seeds, start, tally.failed(), seconds,
                 seeds / seconds);
         out.print(tally.summary());
-        return tally.failed() == 0 ? Main.EXIT_PASS : Main.EXIT_FAIL;
-    }
-
-    private static ChaosResult runOne(long seed) {
-        ChaosResult result = new ChaosRun(seed).execute();
-        List<String> leaks = LeakReports.collect();
-        return leaks.isEmpty() ? result : result.withProblems(leaks);
+        return tally.failed() == 0 && tally.leaks() == 0 ? Main.EXIT_PASS : Main.EXIT_FAIL;
     }
 
     private static String value(String[] args, int i, String flag) throws UsageException {

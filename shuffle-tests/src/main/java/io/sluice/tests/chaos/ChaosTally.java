@@ -13,6 +13,7 @@ public final class ChaosTally {
     private long seeds;
     private long failed;
     private long nanos;
+    private long leaks;
     private final Map<FaultKind, Long> hits = new EnumMap<>(FaultKind.class);
     private final Map<String, Long> endings = new TreeMap<>();
 
@@ -33,6 +34,16 @@ public final class ChaosTally {
         }
     }
 
+    /** Counts a leak check that found Netty leak reports. */
+    public void addLeak() {
+        leaks++;
+    }
+
+    /** @return leak checks that found leaks */
+    public long leaks() {
+        return leaks;
+    }
+
     /** @return seeds added */
     public long seeds() {
         return seeds;
@@ -46,7 +57,8 @@ public final class ChaosTally {
     /** @return a few lines: the faults that hit by kind, the tasks' endings */
     public String summary() {
         StringBuilder text = new StringBuilder();
-        text.append(seeds).append(" seeds, ").append(failed).append(" failed, ")
+        text.append(seeds).append(" seeds, ").append(failed).append(" failed, ").append(leaks)
+                .append(" leak checks with leaks, ")
                 .append(String.format("%.1f", nanos / 1e9)).append(" s in runs\n");
         text.append("faults that hit: ").append(hits).append('\n');
         text.append("tasks: ").append(endings).append('\n');
