@@ -1,5 +1,6 @@
 package io.sluice.tests.chaos;
 
+import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
@@ -12,7 +13,7 @@ import java.util.List;
  * Another pool of an environment's network memory that takes up to some segments for a while and gives them back:
  * the environment's own pools shrink to their new fair share and wait for memory. Runs on its own thread
  * ({@link #run()}); never blocks on the pool (it polls for a bounded time), so it cannot hold memory that its own
- * release depends on.
+ * release depends on. An environment closed under it destroys its pool; it then gives back what it took.
  */
 final class MemoryPressure implements Runnable {
 
@@ -51,6 +52,8 @@ final class MemoryPressure implements Runnable {
             Thread.sleep(holdMillis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (BufferPoolDestroyedException e) {
+            // The environment closed and destroyed this pool too (as documented): stop taking, give back below.
         } finally {
             for (MemorySegment segment : taken) {
                 pool.recycle(segment);
