@@ -1,5 +1,6 @@
 package io.sluice.tests.chaos;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -25,7 +26,7 @@ public record ChaosResult(ChaosScenario scenario, List<String> problems, List<Fa
      * @return this result with them added
      */
     public ChaosResult withProblems(List<String> more) {
-        List<String> all = new java.util.ArrayList<>(problems);
+        List<String> all = new ArrayList<>(problems);
         all.addAll(more);
         return new ChaosResult(scenario, List.copyOf(all), fired, outcome, nanos);
     }

@@ -16,6 +16,8 @@ import io.sluice.netty.NettyShuffleEnvironmentBuilder;
 import io.sluice.netty.NettyShuffleServiceFactory;
 import io.sluice.tests.support.RecordVerificationException;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -24,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Runs one seed: builds the scenario's environments (each with a {@link ChaosPipelineHook}), registers one
@@ -256,13 +259,13 @@ public final class ChaosRun {
     }
 
     private static String stackOf(Throwable error) {
-        java.io.StringWriter text = new java.io.StringWriter();
-        error.printStackTrace(new java.io.PrintWriter(text));
+        StringWriter text = new StringWriter();
+        error.printStackTrace(new PrintWriter(text));
         return text.toString();
     }
 
     /** Checks the task events one producer receives; runs on transport or consumer threads. */
-    private static final class TaskEventCheck implements java.util.function.Consumer<ByteBuffer> {
+    private static final class TaskEventCheck implements Consumer<ByteBuffer> {
 
         private final int producer;
         private final int consumers;

@@ -6,6 +6,7 @@ import io.sluice.tests.support.RecordSizes;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -88,7 +89,7 @@ public record ChaosScenario(long seed, String transport, int environments, int s
             for (int e = 0; e < taskEvents[c].length; e++) {
                 taskEvents[c][e] = random.nextLong(1 + total(records) / 2);
             }
-            java.util.Arrays.sort(taskEvents[c]);
+            Arrays.sort(taskEvents[c]);
         }
         int segments = segmentsNeeded(producerEnvironment, consumerEnvironment, environments, buffersPerChannel,
                 floatingBuffers) + 8 + random.nextInt(32);
@@ -223,11 +224,11 @@ public record ChaosScenario(long seed, String transport, int environments, int s
         for (int p = 0; p < producers(); p++) {
             text.append("  producer ").append(p).append(" on env-").append(producerEnvironment[p]).append(": ")
                     .append(records[p]).append(" records, events after ")
-                    .append(java.util.Arrays.toString(events[p])).append(" (negative: priority)\n");
+                    .append(Arrays.toString(events[p])).append(" (negative: priority)\n");
         }
         for (int c = 0; c < consumers(); c++) {
             text.append("  consumer ").append(c).append(" on env-").append(consumerEnvironment[c])
-                    .append(": task events after ").append(java.util.Arrays.toString(taskEvents[c])).append('\n');
+                    .append(": task events after ").append(Arrays.toString(taskEvents[c])).append('\n');
         }
         for (Fault fault : faults) {
             text.append("  fault ").append(fault).append('\n');

@@ -7,6 +7,7 @@ import io.sluice.netty.NettyShuffleEnvironmentBuilder;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -143,7 +144,7 @@ final class FaultActions {
             } catch (Throwable t) {
                 errors.add(new AssertionError(fault + " threw " + t, t));
             }
-        }, "chaos-" + scenario.seed() + "-" + fault.kind().name().toLowerCase(java.util.Locale.ROOT));
+        }, "chaos-" + scenario.seed() + "-" + fault.kind().name().toLowerCase(Locale.ROOT));
         thread.setDaemon(true);
         synchronized (faultThreads) {
             faultThreads.add(thread);
