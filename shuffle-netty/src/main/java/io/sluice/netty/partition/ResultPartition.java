@@ -183,6 +183,20 @@ public final class ResultPartition implements ResultPartitionWriter {
         }
     }
 
+    /** Like a non-priority {@link #broadcastEvent}; each subpartition blocks once its reader takes the event. */
+    @Override
+    public void broadcastBlockingEvent(ByteBuffer event) throws IOException {
+        synchronized (emitLock) {
+            if (!checkAcceptingRecords()) {
+                return;
+            }
+            for (int i = 0; i < subpartitions.length; i++) {
+                finishBuilder(i);
+                subpartitions[i].add(new BufferConsumer(EventSerializer.blockingUserEvent(event)), false);
+            }
+        }
+    }
+
     @Override
     public void flush(int targetSubpartition) {
         checkSubpartitionIndex(targetSubpartition);
@@ -328,11 +342,13 @@ public final class ResultPartition implements ResultPartitionWriter {
     }
 
     /** Bytes written into buffers so far, framing included. */
+    @Override
     public long bytesOut() {
         return bytesOut.get();
     }
 
     /** Buffers finished so far. */
+    @Override
     public long buffersOut() {
         return buffersOut.get();
     }

@@ -47,6 +47,8 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
             onPartitionRequest(ctx, request);
         } else if (msg instanceof AddCredit addCredit) {
             queue.addCreditOrResume(addCredit.receiverId(), addCredit.credit());
+        } else if (msg instanceof ResumeConsumption resume) {
+            queue.resumeConsumption(resume.receiverId());
         } else if (msg instanceof CancelPartitionRequest cancel) {
             queue.cancel(cancel.receiverId());
         } else if (msg instanceof CloseRequest) {

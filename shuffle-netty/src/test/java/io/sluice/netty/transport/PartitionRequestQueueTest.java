@@ -387,6 +387,10 @@ class PartitionRequestQueueTest {
         }
 
         @Override
+        public void resumeConsumption() {
+        }
+
+        @Override
         public void releaseAllResources() {
             releases++;
         }
