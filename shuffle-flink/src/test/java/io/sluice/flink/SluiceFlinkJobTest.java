@@ -1,47 +1,130 @@
 package io.sluice.flink;
 
 import io.sluice.flink.testing.CollectingSink;
+import io.sluice.flink.testing.FailOnceAfterCheckpoint;
 import io.sluice.flink.testing.FlinkClusters;
 import io.sluice.flink.testing.FlinkClusters.Shuffle;
 import io.sluice.flink.testing.KeyedAggregationJob;
+import io.sluice.flink.testing.MixedEdgesJob;
 import io.sluice.flink.testing.RecordingShuffleServiceFactory;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.util.ExceptionUtils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Unmodified Flink streaming jobs on a MiniCluster of 2 TaskManagers x 2 slots, with Sluice as their shuffle. */
+/**
+ * Unmodified Flink streaming jobs on a MiniCluster of 2 TaskManagers x 2 slots with Sluice as their shuffle (one
+ * cluster for the class; each job must leave every Sluice segment back in its pool).
+ */
 class SluiceFlinkJobTest {
 
-    private static final long RECORDS = 200_000;
+    private static final long RECORDS = 100_000;
     private static final long KEYS = 97;
+
+    private static MiniCluster sluice;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        sluice = FlinkClusters.start(Shuffle.SLUICE);
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        sluice.close();
+    }
 
     @Test
     void keyedJob_producesExactlyWhatFlinksOwnShuffleProduces() throws Exception {
-        Map<Long, List<Long>> onFlink = runKeyedJob(Shuffle.FLINK, "keyed-flink");
-        Map<Long, List<Long>> onSluice = runKeyedJob(Shuffle.SLUICE, "keyed-sluice");
+        Map<Long, List<Long>> onFlink;
+        try (MiniCluster flink = FlinkClusters.start(Shuffle.FLINK)) {
+            onFlink = runKeyedJob(flink, "keyed-flink");
+        }
+        Map<Long, List<Long>> onSluice = runKeyedJob(sluice, "keyed-sluice");
 
         assertEquals(KeyedAggregationJob.expected(RECORDS, KEYS), onFlink, "Flink's shuffle (the reference)");
         assertEquals(onFlink, onSluice, "Sluice's final per-key aggregates");
         assertEquals(RECORDS, CollectingSink.results("keyed-sluice").size(), "one update per record");
+        SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
     }
 
-    private static Map<Long, List<Long>> runKeyedJob(Shuffle shuffle, String name) throws Exception {
-        try (MiniCluster cluster = FlinkClusters.start(shuffle)) {
-            StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, FlinkClusters.PARALLELISM);
-            KeyedAggregationJob.build(env, RECORDS, KEYS, new KeyedAggregationJob.Identity())
-                    .sinkTo(CollectingSink.named(name));
-            env.execute(name);
-            if (shuffle == Shuffle.SLUICE) {
-                SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
-            }
-        }
+    @Test
+    void forwardRebalanceBroadcastUnion_eventTimeWindows_slowSink_finishWithExactResults() throws Exception {
+        long values = 20_000;
+        StreamExecutionEnvironment env = new TestStreamEnvironment(sluice, FlinkClusters.PARALLELISM);
+        MixedEdgesJob.build(env, values, "windows", "slow", 50_000);
+
+        env.execute("mixed edges");
+
+        assertEquals(MixedEdgesJob.expectedWindows(values, FlinkClusters.PARALLELISM),
+                MixedEdgesJob.windows(CollectingSink.results("windows")));
+        assertEquals(values + MixedEdgesJob.BROADCAST_VALUES * FlinkClusters.PARALLELISM,
+                CollectingSink.results("slow").size(), "every element reaches the slow sink");
+        SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
+    }
+
+    @Test
+    void exactlyOnce_aTaskFailsOnce_restoredKeyedStateEqualsAFailureFreeRun() throws Exception {
+        FailOnceAfterCheckpoint.reset();
+        Configuration job = new Configuration();
+        job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = new TestStreamEnvironment(sluice, job, FlinkClusters.PARALLELISM,
+                List.of(), List.of());
+        KeyedAggregationJob.build(env, RECORDS, KEYS, FailOnceAfterCheckpoint.failing(20))
+                .sinkTo(CollectingSink.named("exactly-once"));
+
+        env.execute("exactly once");
+
+        assertTrue(FailOnceAfterCheckpoint.failed(), "the injected failure happened");
+        List<Tuple3<Long, Long, Long>> updates = CollectingSink.results("exactly-once");
+        assertTrue(updates.size() > RECORDS, "records after the restored checkpoint were replayed: "
+                + updates.size() + " updates for " + RECORDS + " records");
+        assertEquals(KeyedAggregationJob.expected(RECORDS, KEYS), KeyedAggregationJob.finalAggregates(updates),
+                "per-key state after the restore: neither lost nor counted twice");
+        SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
+    }
+
+    @Test
+    void unalignedCheckpoints_areRefusedAtDeployment_namingTheOption() throws Exception {
+        Configuration job = new Configuration();
+        job.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+        job.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        StreamExecutionEnvironment env = new TestStreamEnvironment(sluice, job, FlinkClusters.PARALLELISM,
+                List.of(), List.of());
+        KeyedAggregationJob.build(env, 1000, KEYS, new KeyedAggregationJob.Identity())
+                .sinkTo(CollectingSink.named("unaligned"));
+
+        Exception failure = assertThrows(Exception.class, () -> env.execute("unaligned"));
+
+        Throwable cause = ExceptionUtils.findThrowableWithMessage(failure,
+                "execution.checkpointing.unaligned.enabled: false").orElseThrow(() -> failure);
+        assertTrue(cause.getMessage().contains("does not support unaligned checkpoints"), cause.getMessage());
+        SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
+    }
+
+    private static Map<Long, List<Long>> runKeyedJob(MiniCluster cluster, String name) throws Exception {
+        StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, FlinkClusters.PARALLELISM);
+        KeyedAggregationJob.build(env, RECORDS, KEYS, new KeyedAggregationJob.Identity())
+                .sinkTo(CollectingSink.named(name));
+        env.execute(name);
         List<Tuple3<Long, Long, Long>> updates = CollectingSink.results(name);
         return KeyedAggregationJob.finalAggregates(updates);
     }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A sink that keeps every element it receives in memory under a name, so that the test that ran the job in the
@@ -56,13 +57,10 @@ public final class CollectingSink<T> implements Sink<T> {
         Queue<Object> target = RESULTS.get(name);
         return new SinkWriter<>() {
             @Override
-            public void write(T element, Context context) throws InterruptedException {
+            public void write(T element, Context context) {
                 target.add(element);
                 if (pauseNanosPerElement > 0) {
-                    long until = System.nanoTime() + pauseNanosPerElement;
-                    while (System.nanoTime() < until) {
-                        Thread.sleep(0, 100_000);
-                    }
+                    LockSupport.parkNanos(pauseNanosPerElement);
                 }
             }
 

@@ -1,6 +1,8 @@
 package io.sluice.flink.testing;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -21,6 +23,8 @@ public final class FlinkClusters {
     /** Parallelism that fills the cluster. */
     public static final int PARALLELISM = TASK_MANAGERS * SLOTS;
 
+    private static final String LOOPBACK = "127.0.0.1";
+
     private FlinkClusters() {
     }
 
@@ -40,6 +44,12 @@ public final class FlinkClusters {
     /** A started cluster with the given shuffle and extra cluster options; the caller closes it. */
     public static MiniCluster start(Shuffle shuffle, Configuration extra) throws Exception {
         Configuration config = new Configuration();
+        // Loopback and OS-chosen ports only.
+        config.set(RestOptions.BIND_ADDRESS, LOOPBACK);
+        config.set(RestOptions.ADDRESS, LOOPBACK);
+        config.set(RestOptions.BIND_PORT, "0");
+        config.set(JobManagerOptions.ADDRESS, LOOPBACK);
+        config.set(TaskManagerOptions.HOST, LOOPBACK);
         config.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("16m"));
         config.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("16m"));
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
