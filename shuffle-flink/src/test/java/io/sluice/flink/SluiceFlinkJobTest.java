@@ -7,7 +7,11 @@ import io.sluice.flink.testing.FlinkClusters.Shuffle;
 import io.sluice.flink.testing.KeyedAggregationJob;
 import io.sluice.flink.testing.MixedEdgesJob;
 import io.sluice.flink.testing.RecordingShuffleServiceFactory;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.executiongraph.IOMetrics;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -20,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -49,16 +54,22 @@ class SluiceFlinkJobTest {
     }
 
     @Test
-    void keyedJob_producesExactlyWhatFlinksOwnShuffleProduces() throws Exception {
-        Map<Long, List<Long>> onFlink;
+    void keyedJob_producesExactlyWhatFlinksOwnShuffleProduces_andTheSameTaskIoMetrics() throws Exception {
+        List<long[]> flinkMetrics;
         try (MiniCluster flink = FlinkClusters.start(Shuffle.FLINK)) {
-            onFlink = runKeyedJob(flink, "keyed-flink");
+            flinkMetrics = ioMetrics(flink, runKeyedJob(flink, "keyed-flink"));
         }
-        Map<Long, List<Long>> onSluice = runKeyedJob(sluice, "keyed-sluice");
+        List<long[]> sluiceMetrics = ioMetrics(sluice, runKeyedJob(sluice, "keyed-sluice"));
+        Map<Long, List<Long>> onFlink = KeyedAggregationJob.finalAggregates(CollectingSink.results("keyed-flink"));
+        Map<Long, List<Long>> onSluice = KeyedAggregationJob.finalAggregates(CollectingSink.results("keyed-sluice"));
 
         assertEquals(KeyedAggregationJob.expected(RECORDS, KEYS), onFlink, "Flink's shuffle (the reference)");
         assertEquals(onFlink, onSluice, "Sluice's final per-key aggregates");
         assertEquals(RECORDS, CollectingSink.results("keyed-sluice").size(), "one update per record");
+        // Vertex 0 (source chain) sends, vertex 1 (keyed sum and sink) receives: the same bytes on both shuffles.
+        assertTrue(flinkMetrics.get(0)[0] > RECORDS, "Flink counted bytes out: " + flinkMetrics.get(0)[0]);
+        assertEquals(flinkMetrics.get(0)[0], sluiceMetrics.get(0)[0], "numBytesOut of the producing tasks");
+        assertEquals(flinkMetrics.get(1)[1], sluiceMetrics.get(1)[1], "numBytesIn of the consuming tasks");
         SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
     }
 
@@ -120,12 +131,26 @@ class SluiceFlinkJobTest {
         SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
     }
 
-    private static Map<Long, List<Long>> runKeyedJob(MiniCluster cluster, String name) throws Exception {
+    private static JobID runKeyedJob(MiniCluster cluster, String name) throws Exception {
         StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, FlinkClusters.PARALLELISM);
         KeyedAggregationJob.build(env, RECORDS, KEYS, new KeyedAggregationJob.Identity())
                 .sinkTo(CollectingSink.named(name));
-        env.execute(name);
-        List<Tuple3<Long, Long, Long>> updates = CollectingSink.results(name);
-        return KeyedAggregationJob.finalAggregates(updates);
+        return env.execute(name).getJobID();
+    }
+
+    /** Per job vertex, in topological order: {numBytesOut, numBytesIn} summed over its subtasks. */
+    private static List<long[]> ioMetrics(MiniCluster cluster, JobID job) throws Exception {
+        List<long[]> metrics = new ArrayList<>();
+        for (AccessExecutionJobVertex vertex : cluster.getArchivedExecutionGraph(job).get()
+                .getVerticesTopologically()) {
+            long[] sums = new long[2];
+            for (AccessExecutionVertex subtask : vertex.getTaskVertices()) {
+                IOMetrics io = subtask.getCurrentExecutionAttempt().getIOMetrics();
+                sums[0] += io.getNumBytesOut();
+                sums[1] += io.getNumBytesIn();
+            }
+            metrics.add(sums);
+        }
+        return metrics;
     }
 }
