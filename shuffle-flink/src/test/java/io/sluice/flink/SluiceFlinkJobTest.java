@@ -22,11 +22,13 @@ import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,6 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Unmodified Flink streaming jobs on a MiniCluster of 2 TaskManagers x 2 slots with Sluice as their shuffle (one
  * cluster for the class; each job must leave every Sluice segment back in its pool).
  */
+// A MiniCluster job takes tens of seconds on a loaded 2-core machine: a longer hang guard than the default.
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SluiceFlinkJobTest {
 
     private static final long RECORDS = 100_000;

@@ -14,6 +14,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A TaskManager that goes away while a Sluice-shuffled job runs. */
+// A MiniCluster job takes tens of seconds on a loaded 2-core machine: a longer hang guard than the default.
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SluiceTaskManagerLossTest {
 
     private static final long RECORDS = 100_000;
