@@ -174,7 +174,7 @@ class SluiceAdapterTest {
         }
         Buffer buffer = next.get().getBuffer();
         try {
-            ByteBuffer bytes = buffer.getNioBufferReadOnly(0, buffer.getSize());
+            ByteBuffer bytes = buffer.getNioBufferReadable();
             while (bytes.hasRemaining()) {
                 assertEquals(Integer.BYTES, bytes.getInt(), "Flink's framing: length, then the record");
                 records.add(bytes.getInt());
