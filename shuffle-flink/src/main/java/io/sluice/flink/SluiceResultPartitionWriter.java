@@ -27,6 +27,7 @@ import java.util.BitSet;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Flink's {@link ResultPartitionWriter} over a Sluice {@link io.sluice.api.ResultPartitionWriter}.
@@ -260,13 +261,19 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
 
     /** A consumer's signal: Sluice transport or consumer thread; must not block. */
     private void onConsumerSignal(ByteBuffer signal) {
-        byte kind = ConsumerSignal.kindOf(signal);
-        if (kind == ConsumerSignal.ALL_RECORDS_PROCESSED) {
-            onAllRecordsProcessed(ConsumerSignal.acknowledgedSubpartition(signal));
-        } else if (kind == ConsumerSignal.TASK_EVENT) {
-            publishTaskEvent(ConsumerSignal.taskEventPayload(signal));
-        } else {
-            LOG.warn("{}: unknown consumer signal {} for partition {} ignored", ownerName, kind, partitionId);
+        // Never throws into Sluice's transport: a bad signal is this partition's problem, not the connection's.
+        try {
+            byte kind = ConsumerSignal.kindOf(signal);
+            if (kind == ConsumerSignal.ALL_RECORDS_PROCESSED) {
+                onAllRecordsProcessed(ConsumerSignal.acknowledgedSubpartition(signal));
+            } else if (kind == ConsumerSignal.TASK_EVENT) {
+                publishTaskEvent(ConsumerSignal.taskEventPayload(signal));
+            } else {
+                LOG.warn("{}: unknown consumer signal {} for partition {} ignored", ownerName, kind, partitionId);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("{}: consumer signal of {} bytes for partition {} not handled", ownerName, signal.remaining(),
+                    partitionId, e);
         }
     }
 
@@ -278,7 +285,12 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         }
         if (all && !allDataProcessed.isDone()) {
             // Flink's continuations run on its I/O executor, never on a Sluice thread.
-            callbackExecutor.execute(() -> allDataProcessed.complete(null));
+            try {
+                callbackExecutor.execute(() -> allDataProcessed.complete(null));
+            } catch (RejectedExecutionException e) {
+                LOG.debug("{}: TaskManager shutting down; all-data-processed of {} not reported", ownerName,
+                        partitionId);
+            }
         }
     }
 
