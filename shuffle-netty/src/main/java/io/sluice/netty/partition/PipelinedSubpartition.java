@@ -42,6 +42,8 @@ public final class PipelinedSubpartition {
     private final ArrayDeque<BufferConsumer> priorityEvents = new ArrayDeque<>(); // guarded by lock
     /** Data consumers in {@link #buffers}, finished or not. */
     private int buffersInBacklog; // guarded by lock
+    /** User events queued and not yet taken by the reader (bounded by ResultPartitionWriter.MAX_QUEUED_EVENTS). */
+    private int queuedUserEvents; // guarded by lock
     private boolean flushRequested; // guarded by lock
     private State state = State.OPEN; // guarded by lock
     private Throwable failureCause; // guarded by lock
@@ -82,6 +84,9 @@ public final class PipelinedSubpartition {
             if (state != State.OPEN) {
                 consumer.close();
                 return -1;
+            }
+            if (!consumer.isBuffer()) {
+                queuedUserEvents++; // add() queues records and user events; the end of partition comes by finish()
             }
             if (priority) {
                 priorityEvents.add(consumer);
@@ -220,12 +225,15 @@ public final class PipelinedSubpartition {
                 readerNotified = false;
                 return null;
             }
-            if (!buffer.isBuffer() && !priority) {
+            if (!buffer.isBuffer()) {
                 EventSerializer.EventType type = EventSerializer.typeOf(buffer);
-                if (type == EventSerializer.EventType.END_OF_PARTITION) {
+                if (!priority && type == EventSerializer.EventType.END_OF_PARTITION) {
                     readToEnd = true;
-                } else if (type == EventSerializer.EventType.BLOCKING_USER_EVENT) {
-                    blockedByEvent = true;
+                } else {
+                    queuedUserEvents--;
+                    if (!priority && type == EventSerializer.EventType.BLOCKING_USER_EVENT) {
+                        blockedByEvent = true;
+                    }
                 }
             }
             boolean moreAvailable = isDataAvailableUnsafe();
@@ -277,6 +285,13 @@ public final class PipelinedSubpartition {
     int unsynchronizedGetBacklog() {
         synchronized (lock) {
             return getBuffersInBacklogUnsafe();
+        }
+    }
+
+    /** User events queued that the reader has not taken yet. */
+    int queuedUserEvents() {
+        synchronized (lock) {
+            return queuedUserEvents;
         }
     }
 
@@ -382,6 +397,7 @@ public final class PipelinedSubpartition {
         buffers.clear();
         priorityEvents.clear();
         buffersInBacklog = 0;
+        queuedUserEvents = 0;
         flushRequested = false;
     }
 
