@@ -2,6 +2,7 @@ package io.sluice.netty.transport;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.sluice.buffers.Buffer;
+import io.sluice.netty.event.EventSerializer;
 
 import java.util.HexFormat;
 
@@ -14,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Invariant: the stream decodes to BufferResponses and ErrorResponses until the first corrupt frame, which raises
  * {@link CorruptFrameException} and nothing else; the cut makes no difference to the messages or payload bytes;
- * every network buffer the decoder took is either delivered or recycled; no ByteBuf leaks; no allocation (Netty's or
+ * an event carries a known event tag (so a BufferResponse of an event with 0 bytes or an unknown tag is a corrupt
+ * frame); every network buffer the decoder took is either delivered or recycled; no ByteBuf leaks; no allocation (Netty's or
  * an event buffer) exceeds the frame limit. Receivers with an even id get buffers, odd ones are unknown, so payloads
  * are both copied and skipped. The corpus is in {@code ClientMessageDecoderFuzzTestInputs}.
  */
@@ -62,8 +64,12 @@ class ClientMessageDecoderFuzzTest {
                 assertEquals(response.bufferSize(), buffer.readableBytes(), response.toString());
                 assertEquals(response.dataType().isBuffer(), buffer.isBuffer(), response.toString());
                 payload = " " + HexFormat.of().formatHex(TestBuffers.readableBytes(buffer));
+                if (!buffer.isBuffer()) {
+                    EventSerializer.typeOf(buffer); // a valid message carries a valid event: a known tag
+                }
             }
             response.releaseBuffer();
+            assertTrue(response.bufferSize() > 0 || response.dataType().isBuffer(), "an empty event: " + response);
             return response + payload;
         }
         assertTrue(message instanceof ErrorResponse, "not a server-to-client message: " + message);
