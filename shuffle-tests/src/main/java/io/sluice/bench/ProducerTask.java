@@ -67,7 +67,7 @@ final class ProducerTask implements TaskGroup.Task {
                 break;
             }
             if (aborted) {
-                return; // the writer is closed: writing on would only fail (or, before that was fixed, drop records)
+                return; // the abort closed the writer: nothing more to write, the end of this task
             }
             ByteBuffer record = generators[target].next(now);
             int size = record.remaining();
