@@ -59,7 +59,7 @@ final class MeasuredRun {
         long start = System.nanoTime();
         long deadline = start + options.timeout().toNanos();
         ProgressPrinter printer = new ProgressPrinter(err, options.progress().resolve(), bytesDone, options.workload(), start);
-        SoakRecorder soak = new SoakRecorder(new ResourceSampler(environments.all()), err, start, options.sampleInterval());
+        SoakRecorder soak = new SoakRecorder(new ResourceSampler(environments), err, start, options.sampleInterval());
         RunMonitor monitor = new RunMonitor(printer, new MemorySampler(environments.all(), segmentSize), soak);
         TaskGroup group = new TaskGroup(tasks);
         Throwable failure;

@@ -3,8 +3,6 @@ package io.sluice.bench;
 import com.sun.management.GcInfo;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
-import io.sluice.api.ShuffleEnvironment;
-import io.sluice.api.ShuffleMetrics;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -12,7 +10,6 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -23,13 +20,13 @@ import java.util.Set;
  */
 final class ResourceSampler {
 
-    private final List<ShuffleEnvironment> environments;
+    private final Environments environments;
     private final BufferPoolMXBean directPool;
     private final Set<String> heapPools = new HashSet<>();
 
     /** @param environments the environments whose buffers and connections to count */
-    ResourceSampler(List<ShuffleEnvironment> environments) {
-        this.environments = List.copyOf(environments);
+    ResourceSampler(Environments environments) {
+        this.environments = environments;
         this.directPool = MemorySampler.directPool();
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
@@ -43,15 +40,9 @@ final class ResourceSampler {
      * @return what the process holds now
      */
     ResourceSample sample(long elapsedNanos) {
-        int segments = 0;
-        int connections = 0;
-        for (ShuffleEnvironment environment : environments) {
-            ShuffleMetrics metrics = environment.metrics();
-            segments += metrics.totalSegments() - metrics.availableSegments();
-            connections += metrics.openConnections();
-        }
         long direct = directPool == null ? -1 : directPool.getMemoryUsed();
-        return new ResourceSample(elapsedNanos, direct, nettyDirect(), heapAfterLatestGc(), segments, connections);
+        return new ResourceSample(elapsedNanos, direct, nettyDirect(), heapAfterLatestGc(),
+                environments.segmentsInUse(), environments.openConnections());
     }
 
     private static long nettyDirect() {
