@@ -181,6 +181,11 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
             deliver(ctx, header);
             return;
         }
+        if (!header.dataType().isBuffer() && bufferSize > EventSerializer.MAX_SERIALIZED_EVENT_BYTES) {
+            // Events are allocated on the heap outside the memory budget: never for more than the event limit.
+            throw new CorruptFrameException(header + ": event of " + bufferSize + " bytes exceeds the limit of "
+                    + EventSerializer.MAX_SERIALIZED_EVENT_BYTES + " bytes");
+        }
         pendingResponse = header;
         Buffer buffer = header.dataType().isBuffer()
                 ? allocator.allocatePooledNetworkBuffer(header.receiverId())

@@ -128,6 +128,21 @@ class CorruptFrameTest {
         assertEquals(1, buffers.recycled(), "the event buffer taken for the payload is recycled");
     }
 
+    // Issue 8 defect 5: an event frame above the event limit is refused before anything is allocated for it
+    @Test
+    void eventFrameAboveTheEventLimit_isCorrupt_andNothingIsAllocatedForIt() {
+        TestNetworkBufferAllocator buffers = new TestNetworkBufferAllocator(RECEIVER);
+        EmbeddedChannel client = channels.channel(new ClientMessageDecoder(buffers, 1 << 20));
+        int size = io.sluice.netty.event.EventSerializer.MAX_SERIALIZED_EVENT_BYTES + 1;
+        byte[] headerOnly = ByteBuffer.allocate(Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH)
+                .put(header(BufferResponse.frameLength(size), MAGIC, 1, BufferResponse.ID))
+                .put(bufferResponseHeader(1, size)).array();
+
+        assertCorrupt(client, headerOnly, "event of " + size + " bytes exceeds the limit of "
+                + io.sluice.netty.event.EventSerializer.MAX_SERIALIZED_EVENT_BYTES + " bytes");
+        assertEquals(List.of(), buffers.handedOut());
+    }
+
     @ParameterizedTest
     @EnumSource(Side.class)
     void afterACorruptFrame_laterValidFramesAreDiscarded(Side side) {
