@@ -23,6 +23,7 @@ import io.sluice.netty.notification.NotificationExecutor;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.tls.TlsContexts;
+import io.sluice.netty.transport.ChannelPipelineHook;
 import io.sluice.netty.transport.ConnectionManager;
 import io.sluice.netty.transport.TransportMetrics;
 import org.slf4j.Logger;
@@ -73,8 +74,12 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     /** The metrics once closed and every segment came back (the pool is then freed and reads 0). */
     private ShuffleMetrics finalMetrics; // guarded by lock
 
-    /** @param tls the TLS of the data connections, or null for none */
-    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config, TlsContexts tls) {
+    /**
+     * @param tls          the TLS of the data connections, or null for none
+     * @param pipelineHook sees the transport's channels (a test and tool seam, see {@link NettyShuffleEnvironmentBuilder})
+     */
+    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config, TlsContexts tls,
+                            ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
         this.networkBufferPool = new NetworkBufferPool(config.numberOfSegments(), config.segmentSize());
@@ -86,7 +91,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.timer.setRemoveOnCancelPolicy(true);
         this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifications = NotificationExecutor.create(context.resourceId().value());
-        this.connectionManager = new ConnectionManager(context, config, partitionManager, tls);
+        this.connectionManager = new ConnectionManager(context, config, partitionManager, tls, pipelineHook);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager);
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
@@ -308,6 +313,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         throw new IllegalArgumentException("shuffle descriptor " + descriptor + " of partition "
                 + descriptor.partitionId() + " was not made by the Netty shuffle master (it is a "
                 + descriptor.getClass().getName() + "); use the ShuffleMaster of the same ShuffleServiceFactory");
+    }
+
+    /** The environment's network memory; internal, for {@link NettyShuffleEnvironmentBuilder#networkBufferPool}. */
+    NetworkBufferPool networkBufferPool() {
+        return networkBufferPool;
     }
 
     @Override

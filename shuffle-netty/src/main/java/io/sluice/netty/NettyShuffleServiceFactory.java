@@ -7,6 +7,7 @@ import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.netty.tls.OpenSslSupport;
 import io.sluice.netty.tls.TlsContexts;
+import io.sluice.netty.transport.ChannelPipelineHook;
 
 /**
  * Sluice's default shuffle service: partitions and gates in one environment per process, in-process channels
@@ -42,9 +43,14 @@ public final class NettyShuffleServiceFactory implements ShuffleServiceFactory {
      */
     @Override
     public ShuffleEnvironment createShuffleEnvironment(ShuffleEnvironmentContext context) {
+        return create(context, ChannelPipelineHook.NONE);
+    }
+
+    /** The one place an environment is made: its configuration read and checked, its TLS built when asked for. */
+    NettyShuffleEnvironment create(ShuffleEnvironmentContext context, ChannelPipelineHook pipelineHook) {
         EnvironmentConfig config = EnvironmentConfig.from(context);
         TlsContexts tls = config.tls() == null || context.localCommunicationOnly() ? null
                 : TlsContexts.create(config.tls(), openSsl);
-        return new NettyShuffleEnvironment(context, config, tls);
+        return new NettyShuffleEnvironment(context, config, tls, pipelineHook);
     }
 }

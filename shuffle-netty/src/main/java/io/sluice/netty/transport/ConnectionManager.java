@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -84,6 +85,7 @@ public final class ConnectionManager {
     private final ResultPartitionManager partitionManager;
     /** Null without TLS. */
     private final TlsContexts tls;
+    private final ChannelPipelineHook pipelineHook;
     private final TransportMetrics metrics = new TransportMetrics();
     private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
@@ -95,22 +97,31 @@ public final class ConnectionManager {
     private volatile InetSocketAddress dataAddress;
     private volatile PartitionRequestClientFactory clientFactory;
     private boolean closed; // guarded by lock
+    /**
+     * Set first thing in {@link #close()}, read by the channel initializers without the lock (which close() holds
+     * while it waits for the event loops): a connection that comes up while close() runs closes itself.
+     */
+    private volatile boolean closing;
 
     /** A transport without TLS. */
     public ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
                              ResultPartitionManager partitionManager) {
-        this(context, config, partitionManager, null);
+        this(context, config, partitionManager, null, ChannelPipelineHook.NONE);
     }
 
     /**
-     * @param tls the TLS of every TCP connection, or null for none (the local transport never uses it)
+     * @param tls          the TLS of every TCP connection, or null for none (the local transport never uses it)
+     * @param pipelineHook sees every channel once its pipeline is built (a test and tool seam);
+     *                     {@link ChannelPipelineHook#NONE} for none
      */
     public ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
-                             ResultPartitionManager partitionManager, TlsContexts tls) {
+                             ResultPartitionManager partitionManager, TlsContexts tls,
+                             ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
         this.partitionManager = partitionManager;
         this.tls = tls;
+        this.pipelineHook = Objects.requireNonNull(pipelineHook, "pipelineHook");
         this.dataAddress = new InetSocketAddress(context.bindAddress(), 0);
     }
 
@@ -155,7 +166,9 @@ public final class ConnectionManager {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel channel) {
-                        openChannels.add(channel);
+                        if (!track(channel)) {
+                            return;
+                        }
                         PartitionRequestQueue queue = new PartitionRequestQueue(metrics);
                         ChannelPipeline pipeline = channel.pipeline();
                         if (usesTls()) {
@@ -169,6 +182,7 @@ public final class ConnectionManager {
                                 .addLast("requests", new PartitionRequestServerHandler(partitionManager, queue,
                                         Math.max(1, config.initialBackoff().toMillis())))
                                 .addLast("queue", queue);
+                        pipelineHook.serverChannelInitialized(channel);
                     }
                 });
         SocketAddress bindTo;
@@ -207,7 +221,9 @@ public final class ConnectionManager {
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel channel) {
-                        openChannels.add(channel);
+                        if (!track(channel)) {
+                            return;
+                        }
                         CreditBasedClientHandler handler = channel.attr(CLIENT_HANDLER).get();
                         ChannelPipeline pipeline = channel.pipeline();
                         if (usesTls()) {
@@ -219,6 +235,7 @@ public final class ConnectionManager {
                                         config.heartbeatTimeout(),
                                         "producer " + handler.connectionId().producerId().value()))
                                 .addLast("credit", handler);
+                        pipelineHook.clientChannelInitialized(channel);
                     }
                 });
         if (type != TransportType.LOCAL) {
@@ -231,6 +248,25 @@ public final class ConnectionManager {
     /** Whether connections use TLS: configured, and a TCP transport (the local transport is in-JVM and exempt). */
     private boolean usesTls() {
         return tls != null && type != TransportType.LOCAL;
+    }
+
+    /**
+     * Adds a new channel to those {@link #close()} closes; closes it at once when close() has begun, since close()
+     * may already have closed the others. Without this a connection accepted while the environment closes outlived
+     * its event loop: on the local transport, what the peer wrote to it was queued to a reader that never ran, and
+     * leaked (found by seeded fault injection). Event loop of the channel.
+     *
+     * @return false when the channel was closed
+     */
+    private boolean track(Channel channel) {
+        openChannels.add(channel);
+        // Added before reading the flag, and close() sets the flag before closing the group: either close() sees
+        // this channel in the group, or this sees the flag.
+        if (closing) {
+            channel.close();
+            return false;
+        }
+        return true;
     }
 
     private static AdaptiveRecvByteBufAllocator readSizes() {
@@ -288,6 +324,7 @@ public final class ConnectionManager {
 
     /** Closes every connection and stops the event loops. Idempotent. */
     public void close() {
+        closing = true;
         synchronized (lock) {
             if (closed) {
                 return;

@@ -8,9 +8,9 @@ import java.util.List;
 
 /**
  * Decodes the frames a client sends to the server into {@link PartitionRequest}, {@link AddCredit},
- * {@link CancelPartitionRequest}, {@link CloseRequest}, {@link TaskEventRequest} and {@link Heartbeat}. These messages
- * are small, so a frame is accumulated whole (at most {@code maxFrameLength} bytes, see
- * {@link #maxClientFrameLength()}) and parsed from Netty's cumulation buffer.
+ * {@link CancelPartitionRequest}, {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption} and
+ * {@link Heartbeat}. These messages are small, so a frame is accumulated whole (at most {@code maxFrameLength} bytes,
+ * see {@link #maxClientFrameLength()}) and parsed from Netty's cumulation buffer.
  *
  * <p>A frame that breaks the protocol (see {@link Frame}, plus message ids the server does not accept, and bodies
  * that do not match their length) raises {@link CorruptFrameException} as soon as its header has arrived; from then
@@ -72,12 +72,12 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
     private static void checkAccepted(byte messageId) {
         switch (messageId) {
             case PartitionRequest.ID, AddCredit.ID, CancelPartitionRequest.ID, CloseRequest.ID, TaskEventRequest.ID,
-                    Heartbeat.ID -> {
+                    ResumeConsumption.ID, Heartbeat.ID -> {
             }
             default -> throw new CorruptFrameException("message id " + messageId
                     + " is not a client-to-server message; expected one of " + PartitionRequest.ID + ", "
                     + AddCredit.ID + ", " + CancelPartitionRequest.ID + ", " + CloseRequest.ID + ", "
-                    + TaskEventRequest.ID + ", " + Heartbeat.ID);
+                    + TaskEventRequest.ID + ", " + ResumeConsumption.ID + ", " + Heartbeat.ID);
         }
     }
 
@@ -89,6 +89,7 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
                     Frame.readBody(body, CancelPartitionRequest::readBody, "CancelPartitionRequest");
             case CloseRequest.ID -> Frame.readBody(body, CloseRequest::readBody, "CloseRequest");
             case TaskEventRequest.ID -> Frame.readBody(body, TaskEventRequest::readBody, "TaskEventRequest");
+            case ResumeConsumption.ID -> Frame.readBody(body, ResumeConsumption::readBody, "ResumeConsumption");
             case Heartbeat.ID -> Frame.readBody(body, Heartbeat::readBody, "Heartbeat");
             default -> throw new IllegalStateException("message id " + messageId + " passed checkAccepted");
         };
