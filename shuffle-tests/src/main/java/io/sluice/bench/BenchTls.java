@@ -51,7 +51,8 @@ final class BenchTls {
         err.println("sluice-bench: TLS with a throw-away CA in " + pki.keystore().getParent()
                 + (options.command() == Command.SERVE ? "; consume needs: " + consumeFlags(withStores) : ""));
         return new BenchOptions(options.command(), options.help(), options.producers(), options.consumers(),
-                options.environments(), options.workload(), withStores, options.timeout(), options.progress(),
+                options.environments(), options.workload(), withStores, options.timeout(), options.sampleInterval(),
+                options.progress(),
                 options.json(), options.bindAddress(), options.ticket());
     }
 
