@@ -101,6 +101,25 @@ class ShuffleConfigTest {
         assertEquals(Duration.ofSeconds(10), config.get(ShuffleOptions.NETTY_CONNECT_TIMEOUT));
         assertEquals(Duration.ofMillis(100), config.get(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF));
         assertEquals(Duration.ofSeconds(10), config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF));
+        assertEquals("", config.get(ShuffleOptions.TMP_DIRS));
+        assertEquals(32L << 20, config.get(ShuffleOptions.BLOCKING_READ_MEMORY));
+        assertEquals("none", config.get(ShuffleOptions.COMPRESSION_CODEC));
+    }
+
+    @Test
+    void blockingOptions_outOfRange_areReportedNamingTheOption() {
+        ShuffleConfig config = ShuffleConfig.empty()
+                .with("shuffle.compression.codec", "zip")
+                .with("shuffle.blocking.read-memory", "1k");
+
+        List<String> problems = ShuffleConfigValidator.problems(config);
+
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).startsWith("shuffle.compression.codec"), problems.toString());
+        List<String> readMemory = ShuffleConfigValidator.problems(ShuffleConfig.empty()
+                .with("shuffle.blocking.read-memory", "1k"));
+        assertEquals(List.of("shuffle.blocking.read-memory: 1k is less than one segment "
+                + "(shuffle.memory.segment-size = 32k); raise shuffle.blocking.read-memory"), readMemory);
     }
 
     @Test
@@ -112,7 +131,8 @@ class ShuffleConfigTest {
                 "shuffle.max-buffers-per-subpartition", "shuffle.output.flush-interval", "shuffle.netty.transport",
                 "shuffle.netty.port", "shuffle.netty.server-threads", "shuffle.netty.client-threads",
                 "shuffle.netty.connect-timeout", "shuffle.partition-request.initial-backoff",
-                "shuffle.partition-request.max-backoff"), keys);
+                "shuffle.partition-request.max-backoff", "shuffle.tmp-dirs", "shuffle.blocking.read-memory",
+                "shuffle.compression.codec"), keys);
         for (ConfigOption<?> option : ShuffleOptions.all()) {
             assertTrue(option.description().length() > 20, option.key() + " is described");
         }

@@ -25,11 +25,15 @@ import java.util.List;
  * @param connectTimeout          TCP connect timeout
  * @param initialBackoff          first delay before a partition request is retried
  * @param maxBackoff              largest delay between retries
+ * @param tmpDirs                 directories for blocking partitions' files (never empty)
+ * @param blockingReadMemory      bytes this environment uses to read blocking partitions, all readers together
+ * @param compressionCodec        none or lz4
  */
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
                                 String transport, int port, int serverThreads, int clientThreads,
-                                Duration connectTimeout, Duration initialBackoff, Duration maxBackoff) {
+                                Duration connectTimeout, Duration initialBackoff, Duration maxBackoff,
+                                List<String> tmpDirs, long blockingReadMemory, String compressionCodec) {
 
     /**
      * Reads and checks the context's configuration.
@@ -71,7 +75,34 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 config.get(ShuffleOptions.NETTY_CLIENT_THREADS),
                 config.get(ShuffleOptions.NETTY_CONNECT_TIMEOUT),
                 config.get(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF),
-                config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF));
+                config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF),
+                tmpDirs(config.get(ShuffleOptions.TMP_DIRS)),
+                config.get(ShuffleOptions.BLOCKING_READ_MEMORY),
+                config.get(ShuffleOptions.COMPRESSION_CODEC));
+    }
+
+    /** The comma-separated directories, trimmed, empty entries dropped; java.io.tmpdir when there are none. */
+    private static List<String> tmpDirs(String value) {
+        List<String> dirs = new ArrayList<>();
+        for (String dir : value.split(",")) {
+            if (!dir.isBlank()) {
+                dirs.add(dir.trim());
+            }
+        }
+        if (dirs.isEmpty()) {
+            dirs.add(System.getProperty("java.io.tmpdir"));
+        }
+        return List.copyOf(dirs);
+    }
+
+    /** Buffers of the environment-wide read budget for blocking partitions; at least one. */
+    public int blockingReadBuffers() {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, blockingReadMemory / segmentSize));
+    }
+
+    /** Whether data buffers are compressed with lz4. */
+    public boolean compressionEnabled() {
+        return "lz4".equals(compressionCodec);
     }
 
     /** Buffers a partition's pool must hold at least: one per subpartition, plus one to switch buffers. */

@@ -37,7 +37,7 @@ import java.util.function.Consumer;
  * and closes the builders under {@code emitLock}. Lock order: {@code emitLock}, then {@code stateLock}, then a
  * subpartition's lock.
  */
-public final class ResultPartition implements ResultPartitionWriter {
+public final class ResultPartition implements ResultPartitionWriter, RegisteredPartition {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResultPartition.class);
 
@@ -252,6 +252,7 @@ public final class ResultPartition implements ResultPartitionWriter {
      *
      * @return false when no listener was registered (the event is then dropped, and logged)
      */
+    @Override
     public boolean deliverTaskEvent(ByteBuffer event) {
         Consumer<ByteBuffer> listener = taskEventListener;
         if (listener == null) {
@@ -283,6 +284,7 @@ public final class ResultPartition implements ResultPartitionWriter {
      *
      * @param cause the producer's failure, or null
      */
+    @Override
     public void release(Throwable cause) {
         ScheduledFuture<?> flush;
         LocalBufferPool pool;
@@ -318,6 +320,7 @@ public final class ResultPartition implements ResultPartitionWriter {
     }
 
     /** Whether the partition was released. */
+    @Override
     public boolean isReleased() {
         return state == State.RELEASED;
     }
@@ -352,7 +355,8 @@ public final class ResultPartition implements ResultPartitionWriter {
      *
      * @throws IllegalStateException when the partition is released or the subpartition already has a reader
      */
-    ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener) {
+    @Override
+    public ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener) {
         if (index < 0 || index >= subpartitions.length) {
             throw new IllegalArgumentException("partition " + partitionId + " has " + subpartitions.length
                     + " subpartitions; subpartition " + index + " does not exist");

@@ -5,7 +5,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ShuffleException;
 import io.sluice.netty.partition.PartitionRegistrationListener;
-import io.sluice.netty.partition.ResultPartition;
+import io.sluice.netty.partition.RegisteredPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import org.slf4j.Logger;
@@ -69,7 +69,7 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         queue.register(reader);
         PartitionRegistrationListener onRegistered = new PartitionRegistrationListener() {
             @Override
-            public void onPartitionRegistered(ResultPartition partition) {
+            public void onPartitionRegistered(RegisteredPartition partition) {
                 // Producer thread: hand over to the event loop.
                 ctx.executor().execute(() -> attachView(ctx, reader));
             }
