@@ -19,6 +19,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.EnvironmentConfig;
+import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.partition.ResultPartitionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +71,8 @@ public final class ConnectionManager {
     private final EnvironmentConfig config;
     private final ResultPartitionManager partitionManager;
     private final TransportMetrics metrics = new TransportMetrics();
+    /** lz4 for data buffers on the wire (shuffle.compression.codec), or null. */
+    private final BufferCompressor compressor;
     private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     private final Object lock = new Object();
@@ -87,6 +90,7 @@ public final class ConnectionManager {
         this.config = config;
         this.partitionManager = partitionManager;
         this.dataAddress = new InetSocketAddress(context.bindAddress(), 0);
+        this.compressor = config.compressionEnabled() ? new BufferCompressor() : null;
     }
 
     /**
@@ -130,7 +134,7 @@ public final class ConnectionManager {
                     @Override
                     protected void initChannel(Channel channel) {
                         openChannels.add(channel);
-                        PartitionRequestQueue queue = new PartitionRequestQueue(metrics);
+                        PartitionRequestQueue queue = new PartitionRequestQueue(metrics, compressor);
                         channel.pipeline()
                                 .addLast("decoder", new ServerMessageDecoder(MAX_EVENT_FRAME_BYTES))
                                 .addLast("encoder", ENCODER)
@@ -177,7 +181,7 @@ public final class ConnectionManager {
                         openChannels.add(channel);
                         CreditBasedClientHandler handler = channel.attr(CLIENT_HANDLER).get();
                         ChannelPipeline pipeline = channel.pipeline();
-                        pipeline.addLast("decoder", new ClientMessageDecoder(handler, maxFrame))
+                        pipeline.addLast("decoder", new ClientMessageDecoder(handler, maxFrame, compressor, metrics))
                                 .addLast("encoder", ENCODER)
                                 .addLast("credit", handler);
                     }

@@ -43,6 +43,10 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      */
     private static void writeBufferResponse(ChannelHandlerContext ctx, BufferResponse response,
                                             ChannelPromise promise) {
+        if (response.compressedPayload() != null) {
+            writeCompressed(ctx, response, promise);
+            return;
+        }
         Buffer buffer = response.buffer();
         if (buffer == null && response.bufferSize() > 0) {
             throw new EncoderException("cannot send " + response + ": it announces " + response.bufferSize()
@@ -77,6 +81,19 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
         // both an allocated promise and a duplicate exceptionCaught for every pending write of a closed channel.
         ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
         ctx.write(data, promise);
+    }
+
+    /** Writes a compressed response: its header, then its LZ4 block, which Netty releases once written. */
+    private static void writeCompressed(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
+        ByteBuf header;
+        try {
+            header = encodeFrame(ctx.alloc(), response, BufferResponse.frameLength(response.bufferSize()));
+        } catch (RuntimeException e) {
+            response.releaseBuffer();
+            throw e;
+        }
+        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
+        ctx.write(response.compressedPayload(), promise);
     }
 
     /**

@@ -1,16 +1,19 @@
 package io.sluice.netty.transport;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.sluice.buffers.Buffer;
+import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.partition.BufferAndBacklog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,6 +36,8 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionRequestQueue.class);
 
     private final TransportMetrics metrics;
+    /** Compresses data buffers before they are sent (shuffle.compression.codec=lz4), or null. */
+    private final BufferCompressor compressor;
 
     /** Readers with something to send now, each at most once. */
     private final ArrayDeque<CreditBasedViewReader> availableReaders = new ArrayDeque<>(); // event loop
@@ -46,7 +51,13 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     private ChannelHandlerContext ctx; // set once in handlerAdded
 
     PartitionRequestQueue(TransportMetrics metrics) {
+        this(metrics, null);
+    }
+
+    /** @param compressor lz4 for data buffers, or null to send them as they are */
+    PartitionRequestQueue(TransportMetrics metrics, BufferCompressor compressor) {
         this.metrics = metrics;
+        this.compressor = compressor;
     }
 
     @Override
@@ -172,6 +183,34 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     }
 
     /**
+     * The response for a data buffer of a compressing sender: its LZ4 block in a pooled ByteBuf when that is smaller
+     * (the buffer is then recycled here), else the buffer itself. Takes over the caller's buffer reference.
+     */
+    private BufferResponse compressIfSmaller(Buffer buffer, io.sluice.netty.gate.InputChannelId receiverId,
+                                             int sequenceNumber, int backlog) {
+        int size = buffer.readableBytes();
+        ByteBuf block = ctx.alloc().directBuffer(compressor.maxCompressedLength(size));
+        int compressedSize;
+        try {
+            ByteBuffer source = buffer.getMemorySegment().wrap(
+                    buffer.getMemorySegmentOffset() + buffer.getReaderIndex(), size);
+            compressedSize = compressor.compress(source, source.position(), size,
+                    block.nioBuffer(0, block.capacity()), 0);
+        } catch (RuntimeException e) {
+            block.release();
+            buffer.recycleBuffer();
+            throw e;
+        }
+        if (compressedSize < 0) {
+            block.release();
+            return BufferResponse.fromCompressingSender(buffer, receiverId, sequenceNumber, backlog);
+        }
+        block.writerIndex(compressedSize);
+        buffer.recycleBuffer();
+        return BufferResponse.compressed(block, receiverId, sequenceNumber, backlog);
+    }
+
+    /**
      * Writes while the channel is writable and some reader can send, then flushes once. Event loop.
      */
     private void writeAndFlush() {
@@ -205,13 +244,14 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
             boolean endOfPartition = !buffer.isBuffer() && !next.isPriority() && EventSerializer.isEndOfPartition(buffer);
             DataType dataType = buffer.isBuffer() ? DataType.DATA_BUFFER
                     : next.isPriority() ? DataType.PRIORITY_EVENT_BUFFER : DataType.EVENT_BUFFER;
-            int size = buffer.readableBytes();
             // Ownership of the buffer passes to the message, and through the encoder to Netty, which recycles it
-            // once written (or on failure).
-            BufferResponse response = new BufferResponse(buffer, reader.receiverId(), next.sequenceNumber(),
-                    next.buffersInBacklog(), dataType, size);
+            // once written (or on failure); a compressed buffer is recycled at once.
+            BufferResponse response = compressor != null && buffer.isBuffer()
+                    ? compressIfSmaller(buffer, reader.receiverId(), next.sequenceNumber(), next.buffersInBacklog())
+                    : new BufferResponse(buffer, reader.receiverId(), next.sequenceNumber(), next.buffersInBacklog(),
+                    dataType, buffer.readableBytes());
             ctx.write(response, ctx.voidPromise());
-            metrics.onBufferSent(size);
+            metrics.onBufferSent(response.bufferSize());
             wrote = true;
             if (endOfPartition) {
                 // The subpartition is read to its end: this reader is done.
