@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The environment: memory budgeting, configuration checks, creation of writers and gates, local release, and a
- * close that leaves nothing behind (BEHAVIOURS section 14, ENV-*, RP-7).
+ * close that leaves nothing behind (docs/behaviours.md section 14, ENV-*, RP-7).
  */
 @Timeout(60)
 class NettyShuffleEnvironmentTest {
@@ -251,7 +251,7 @@ class NettyShuffleEnvironmentTest {
         assertTrue(error.getMessage().contains("not made by the Netty shuffle master"), error.getMessage());
     }
 
-    // API.md: one flush scheduler per environment, not a thread per partition
+    // docs/contract.md: one flush scheduler per environment, not a thread per partition
     @Test
     void manyPartitions_shareOneTimerThread() throws Exception {
         ShuffleEnvironment environment = environments.localEnvironment(EnvironmentFixture.config(128)

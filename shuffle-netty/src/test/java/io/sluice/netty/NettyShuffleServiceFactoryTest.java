@@ -16,7 +16,7 @@ import io.sluice.api.ShuffleServiceLoader;
 
 import org.junit.jupiter.api.Test;
 
-/** Finding the shuffle service through the loader (BEHAVIOURS section 14, SSL-1). */
+/** Finding the shuffle service through the loader (docs/behaviours.md section 14, SSL-1). */
 class NettyShuffleServiceFactoryTest {
 
     /** A factory an engine could name instead of the default; never asked to create anything here. */

@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  *
  * <p>An event buffer is a heap buffer tagged as an event ({@link Buffer#isBuffer()} is false) whose first byte is
  * the event's {@link EventType} tag; a user event's payload follows the tag. Events never take memory from the
- * network buffer pools: they are small and must not block (API.md, {@code broadcastEvent}).
+ * network buffer pools: they are small and must not block (docs/contract.md, {@code broadcastEvent}).
  *
  * <p>Stateless; any thread.
  */

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Channels that read a subpartition of the same environment: data in order, failures, requests for partitions that
- * are not there (yet), and release from any thread (BEHAVIOURS section 8, LIC-*).
+ * are not there (yet), and release from any thread (docs/behaviours.md section 8, LIC-*).
  */
 @Timeout(60)
 class LocalInputChannelTest {
@@ -72,7 +72,7 @@ class LocalInputChannelTest {
     void manyProducersAndConsumers_everyConsumerGetsExactlyItsRecordsFromEveryChannel_inOrder() throws Exception {
         int producers = 32;
         int consumers = 32;
-        // BEHAVIOURS uses 1024 per channel; 256 keeps the package's run short on a small build machine.
+        // docs/behaviours.md uses 1024 per channel; 256 keeps the package's run short on a small build machine.
         int recordsPerChannel = 256;
         ResultPartition[] partitions = new ResultPartition[producers];
         ResultPartitionId[] ids = new ResultPartitionId[producers];
@@ -279,7 +279,7 @@ class LocalInputChannelTest {
         assertTrue(channel.isReleased());
     }
 
-    // API.md: a subpartition whose consumer has gone is released and never blocks its producer
+    // docs/contract.md: a subpartition whose consumer has gone is released and never blocks its producer
     @Test
     void consumerClosesItsGateEarly_producerNeverBlocks_andTheOtherConsumerGetsEverything() throws Exception {
         ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(3, 3).setUp();

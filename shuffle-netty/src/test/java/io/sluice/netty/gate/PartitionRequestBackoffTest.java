@@ -10,7 +10,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-/** The delays between requests for a partition that is not there yet (BEHAVIOURS SIG-8, LIC-2). */
+/** The delays between requests for a partition that is not there yet (docs/behaviours.md SIG-8, LIC-2). */
 class PartitionRequestBackoffTest {
 
     private static List<Long> delaysUntilExhausted(PartitionRequestBackoff backoff) {

@@ -130,8 +130,8 @@ public final class RemoteChannels implements AutoCloseable {
 
     /**
      * Closes every gate made here, stops the timer, and asserts that every segment is back in the global pool
-     * (BEHAVIOURS H-1). Call it after everything else that holds the channels' buffers (connections, whose decoders
-     * may hold one mid-frame) has let go.
+     * (docs/behaviours.md H-1). Call it after everything else that holds the channels' buffers (connections, whose
+     * decoders may hold one mid-frame) has let go.
      */
     @Override
     public void close() {

@@ -38,8 +38,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A remote input channel on its own, driven the way the client handler (event loop), the consumer and recycling
- * threads drive it: sequence numbers, errors, retries, and the floating-buffer rules (BEHAVIOURS section 7, RIC-*).
- * The numbers of the floating-buffer tests are the test vectors of BEHAVIOURS.
+ * threads drive it: sequence numbers, errors, retries, and the floating-buffer rules (docs/behaviours.md section 7,
+ * RIC-*). The numbers of the floating-buffer tests are the test vectors of docs/behaviours.md.
  */
 @Timeout(60)
 class RemoteInputChannelTest {

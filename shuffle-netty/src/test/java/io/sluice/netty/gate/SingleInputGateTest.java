@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A gate over local channels: which channel it serves when, what it hands out, when it is finished, and how it
- * fails and closes (BEHAVIOURS section 6, SIG-*).
+ * fails and closes (docs/behaviours.md section 6, SIG-*).
  */
 @Timeout(30)
 class SingleInputGateTest {
@@ -335,7 +335,7 @@ class SingleInputGateTest {
         assertNull(GateElement.next(gate));
     }
 
-    // API.md: a priority event overtakes the data queued before it; ordinary events keep their place
+    // docs/contract.md: a priority event overtakes the data queued before it; ordinary events keep their place
     @Test
     void priorityEvent_overtakesQueuedRecords_ordinaryEventsKeepTheirPlace() throws Exception {
         ResultPartition partition = fixture.setUpPartition(1);
@@ -359,7 +359,7 @@ class SingleInputGateTest {
         assertEquals(List.of("urgent", "record " + ONE_BUFFER_RECORD, "record 7", "ordinary", "record 9"), order);
     }
 
-    // API.md: a priority event overtakes queued data in the receiving gate too
+    // docs/contract.md: a priority event overtakes queued data in the receiving gate too
     @Test
     void channelWithAPriorityEvent_isServedBeforeChannelsThatQueuedEarlier() throws Exception {
         ResultPartition p0 = fixture.setUpPartition(1);

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * One producer thread and one reader thread on one subpartition, each fast or slow: every byte arrives once and
- * in order, the reader waits only on notifications, and the pool is all back at the end (BEHAVIOURS PS-4).
+ * in order, the reader waits only on notifications, and the pool is all back at the end (docs/behaviours.md PS-4).
  */
 @Timeout(60)
 class PipelinedSubpartitionConcurrencyTest {

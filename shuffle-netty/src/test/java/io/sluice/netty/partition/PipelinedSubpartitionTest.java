@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The queue of one consumer: what it accepts, what it hands out and with which flags, and exactly when it tells
- * its reader (BEHAVIOURS section 4, PS-*).
+ * its reader (docs/behaviours.md section 4, PS-*).
  */
 class PipelinedSubpartitionTest {
 
@@ -123,7 +123,7 @@ class PipelinedSubpartitionTest {
         assertNull(view.getNextBuffer());
     }
 
-    // PS-3 (our API: a pipelined subpartition whose reader left is released, API.md "consumer has gone")
+    // PS-3 (our API: a pipelined subpartition whose reader left is released, docs/contract.md "consumer has gone")
     @Test
     void releasingTheView_releasesTheQueue_andLaterReadsReturnNothing() {
         ResultSubpartitionView view = subpartition.createReadView(listener);

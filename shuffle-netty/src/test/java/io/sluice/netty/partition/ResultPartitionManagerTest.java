@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The registry readers find partitions in, including readers that come before their producer
- * (BEHAVIOURS section 5, RPM-*).
+ * (docs/behaviours.md section 5, RPM-*).
  */
 class ResultPartitionManagerTest {
 

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The producer side: framing records into buffers, backpressure, events, flushing, finishing, failing and
- * releasing (BEHAVIOURS section 5, RP-*, and the writer rules of API.md).
+ * releasing (docs/behaviours.md section 5, RP-*, and the writer rules of docs/contract.md).
  */
 @Timeout(30)
 class ResultPartitionTest {
@@ -128,7 +128,7 @@ class ResultPartitionTest {
     // RP-3
     @Test
     void fail_unregistersThePartition_laterRequestsLearnOfTheFailure() throws Exception {
-        // Deviation from Flink's RP-3 (PartitionNotFoundException): a reader that asks after the failure is told
+        // RP-3 as Sluice does it (not PartitionNotFoundException): a reader that asks after the failure is told
         // of the failure, so it fails at once instead of retrying for a partition that will never come.
         ResultPartition partition = fixture.setUpPartition(1);
         assertTrue(fixture.manager().registeredPartitionIds().contains(partition.partitionId()));
@@ -335,7 +335,7 @@ class ResultPartitionTest {
         assertTrue(Polled.take(view).endOfPartition());
     }
 
-    // API.md: records from 0 bytes to several buffers; the caller's position and limit are left as they were
+    // docs/contract.md: records from 0 bytes to several buffers; the caller's position and limit are left as they were
     @Test
     void emitRecord_readsFromPositionToLimit_andLeavesBothAsTheyWere() throws Exception {
         ResultPartition partition = fixture.setUpPartition(1);
@@ -360,7 +360,7 @@ class ResultPartitionTest {
         assertEquals(2, records.size());
     }
 
-    // API.md: broadcastEvent never blocks and takes no buffer from the pool
+    // docs/contract.md: broadcastEvent never blocks and takes no buffer from the pool
     @Test
     void broadcastEvent_takesNoBufferFromThePool_evenWhenItIsEmpty() throws Exception {
         ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(3, 3).setUp();
@@ -380,7 +380,7 @@ class ResultPartitionTest {
         assertEquals(List.of("event:checkpoint", "data " + SEGMENT, "event:checkpoint"), first);
     }
 
-    // API.md: flush interval 0 flushes after every record
+    // docs/contract.md: flush interval 0 flushes after every record
     @Test
     void zeroFlushInterval_makesEveryRecordReadableAtOnce() throws Exception {
         ResultPartition partition = fixture.newPartition().flushInterval(Duration.ZERO).setUp();
@@ -396,7 +396,7 @@ class ResultPartitionTest {
         assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 1, 6))), Polled.take(view).bytes());
     }
 
-    // API.md: without an explicit flush, data is readable after at most the flush interval
+    // docs/contract.md: without an explicit flush, data is readable after at most the flush interval
     @Test
     void periodicFlusher_makesARecordReadable_withoutAnExplicitFlush() throws Exception {
         ResultPartition partition = fixture.newPartition().flushInterval(Duration.ofMillis(5)).setUp();
@@ -409,7 +409,7 @@ class ResultPartitionTest {
         assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, 5))), Polled.take(view).bytes());
     }
 
-    // API.md: a subpartition whose consumer has gone drops later records and never blocks the producer
+    // docs/contract.md: a subpartition whose consumer has gone drops later records and never blocks the producer
     @Test
     void subpartitionWhoseReaderLeft_dropsLaterRecords_withoutBlockingTheProducer() throws Exception {
         ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(3, 3).setUp();

@@ -26,7 +26,7 @@ import java.util.List;
 /**
  * Environments of the Netty shuffle service for one test, made through the public factory, plus its shuffle master
  * for descriptors. {@link #close()} closes every environment and asserts that each has all its segments back
- * (BEHAVIOURS H-1); every environment test ends with it.
+ * (docs/behaviours.md H-1); every environment test ends with it.
  *
  * <p>Test thread only.
  */

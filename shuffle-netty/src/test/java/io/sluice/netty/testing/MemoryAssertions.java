@@ -7,7 +7,7 @@ import io.sluice.api.ShuffleMetrics;
 import io.sluice.buffers.NetworkBufferPool;
 
 /**
- * The leak check every test ends with (BEHAVIOURS H-1): once everything is closed or released, the global pool
+ * The leak check every test ends with (docs/behaviours.md H-1): once everything is closed or released, the global pool
  * holds every segment again.
  *
  * <p>Stateless; any thread.

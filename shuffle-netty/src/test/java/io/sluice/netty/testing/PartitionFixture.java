@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * One test's in-process shuffle without an environment: a global {@link NetworkBufferPool}, a
  * {@link ResultPartitionManager}, and one scheduler for flushes and request retries. Partitions come from
  * {@link #newPartition()}. {@link #close()} releases everything the fixture made and asserts that every segment
- * went back to the global pool (BEHAVIOURS H-1).
+ * went back to the global pool (docs/behaviours.md H-1).
  *
  * <p>Threads: build and close on the test thread; close after every worker thread of the test has stopped and
  * recycled what it read.

@@ -37,8 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The client end of a connection: buffers routed to their remote channels, credit batched into AddCredit, data for
- * released or unknown channels cancelled, and errors sent to one channel or to all (BEHAVIOURS sections 11 and 12,
- * CH-*, CTE-*). Real remote input channels with real pools receive the data; the server is a stream of encoded
+ * released or unknown channels cancelled, and errors sent to one channel or to all (docs/behaviours.md sections 11 and
+ * 12, CH-*, CTE-*). Real remote input channels with real pools receive the data; the server is a stream of encoded
  * frames.
  */
 @Timeout(30)

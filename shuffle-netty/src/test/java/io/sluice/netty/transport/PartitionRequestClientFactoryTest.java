@@ -30,8 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One connection per (producer address, connection index), created once however many channels ask at the same
- * moment, never cached when the connect fails, replaced once closed, and closed with its last channel (BEHAVIOURS
- * section 13, PCF-*, NPC-1, RIC-7). Runs on Netty's local transport against a {@link ScriptedServer}.
+ * moment, never cached when the connect fails, replaced once closed, and closed with its last channel
+ * (docs/behaviours.md section 13, PCF-*, NPC-1, RIC-7). Runs on Netty's local transport against a
+ * {@link ScriptedServer}.
  */
 @Timeout(60)
 class PartitionRequestClientFactoryTest {

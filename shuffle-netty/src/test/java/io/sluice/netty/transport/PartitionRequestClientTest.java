@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A remote channel and its shared client over a real (local-transport) connection to a {@link ScriptedServer}: the
  * requests, retries, credit, task events, cancellations and close requests that reach the producer's server, and
- * what the channel makes of a connection that goes away (BEHAVIOURS sections 11 to 13, NPC-*, CH-7, CH-8, CTE-3).
+ * what the channel makes of a connection that goes away (docs/behaviours.md sections 11 to 13, NPC-*, CH-7, CH-8,
+ * CTE-3).
  */
 @Timeout(60)
 class PartitionRequestClientTest {

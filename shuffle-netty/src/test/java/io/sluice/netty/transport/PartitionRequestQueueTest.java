@@ -31,9 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The send side of a server connection: which readers it serves, when, and with how much credit; what it answers for
- * a failed producer; and what cancelling a reader releases (BEHAVIOURS section 10, PRQ-*, SRV-4). Real partitions
- * produce the data; an {@link io.netty.channel.embedded.EmbeddedChannel} stands for the connection, and the bytes it
- * writes are decoded again by the client decoder.
+ * a failed producer; and what cancelling a reader releases (docs/behaviours.md section 10, PRQ-*, SRV-4). Real
+ * partitions produce the data; an {@link io.netty.channel.embedded.EmbeddedChannel} stands for the connection, and
+ * the bytes it writes are decoded again by the client decoder.
  */
 @Timeout(30)
 class PartitionRequestQueueTest {
@@ -239,7 +239,7 @@ class PartitionRequestQueueTest {
         assertTrue(partition.isReleased(), "every subpartition was read: the partition let go of its memory");
     }
 
-    // PRQ-5 (coalescing), DESIGN "one flush per event-loop pass"
+    // PRQ-5 (coalescing: one flush per event-loop pass)
     @Test
     void manyProducerNotificationsBeforeTheEventLoopRuns_areServedInOnePassWithOneFlush() throws Exception {
         ResultPartition partition = fixture.setUpPartition(1);

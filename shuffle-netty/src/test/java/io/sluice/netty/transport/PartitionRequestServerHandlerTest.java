@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What the data server does with each client message: partition requests served at once, kept until the partition
  * registers, or answered "not found" after the wait; credit, cancellations, close requests and task events; and
- * how a connection that closes or breaks lets go of its readers (BEHAVIOURS section 10, SRV-*).
+ * how a connection that closes or breaks lets go of its readers (docs/behaviours.md section 10, SRV-*).
  */
 @Timeout(30)
 class PartitionRequestServerHandlerTest {

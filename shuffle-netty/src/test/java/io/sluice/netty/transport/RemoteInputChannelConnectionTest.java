@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Remote channels reading real partitions through the producer's real data server, both ends on Netty's local
  * transport: late registration, a partition that never comes, a consumer that leaves mid-stream, a producer that
- * fails, and a producer environment that goes away (BEHAVIOURS SRV-1, SRV-3, RIC-4, RIC-5, PRQ-1, CTE-3).
+ * fails, and a producer environment that goes away (docs/behaviours.md SRV-1, SRV-3, RIC-4, RIC-5, PRQ-1, CTE-3).
  */
 @Timeout(60)
 class RemoteInputChannelConnectionTest {

@@ -42,7 +42,7 @@ class SlowConsumerBackpressureTest {
             .with(ShuffleOptions.FLOATING_BUFFERS_PER_GATE, FLOATING_BUFFERS_PER_GATE);
     /**
      * What the producer's partition of one subpartition may hold: as much as its consumer can credit (exclusive
-     * plus floating buffers), the bounded pool size of BEHAVIOURS ENV-1.
+     * plus floating buffers), the bounded pool size of docs/behaviours.md ENV-1.
      */
     private static final int PRODUCER_SHARE = BUFFERS_PER_CHANNEL + FLOATING_BUFFERS_PER_GATE;
     /** What the consumer's gate of one remote channel may hold: its exclusive and the gate's floating buffers. */

@@ -1,0 +1,26 @@
+/**
+ * The consumer side: {@link io.sluice.netty.gate.SingleInputGate} (the engine's {@code InputGate}) over one
+ * {@link io.sluice.netty.gate.InputChannel} per producer partition: a
+ * {@code LocalInputChannel} reads a subpartition of this environment directly (no network, no
+ * copy), a {@link io.sluice.netty.gate.RemoteInputChannel} receives over a connection and grants credit from its
+ * exclusive buffers and the gate's floating pool, an {@link io.sluice.netty.gate.UnreachableInputChannel} fails setup
+ * with the reason. {@link io.sluice.netty.gate.InputChannelFactory} picks the kind, {@code GateMemory}
+ * reserves the gate's memory, {@code PartitionRequestBackoff} spaces the retries.
+ *
+ * <h2>Threads</h2>
+ * <ul>
+ *   <li>The consumer thread: {@code setup()}, {@code pollNext()}, {@code getNext()}, and each channel's
+ *       {@code getNextBuffer()}.</li>
+ *   <li>Notifying threads, which queue a channel on its gate: producer threads (local channels, while the producer
+ *       holds its {@code emitLock}), client event loops (remote channels), the environment's timer (retries) and any
+ *       thread that records a channel's error.</li>
+ *   <li>The client event loop of a remote channel's connection: {@code requestBuffer}, {@code onBuffer},
+ *       {@code onEmptyBuffer}, {@code onFailedPartitionRequest}.</li>
+ *   <li>Whichever thread recycles a buffer: a remote channel's {@code recycle} and {@code notifyBufferAvailable}.</li>
+ *   <li>Any thread: {@code close()}, {@code isFinished()}, {@code availableFuture()}, a channel's release.</li>
+ * </ul>
+ * A gate never calls a channel while holding its lock, and a channel never calls its gate while holding one of its
+ * own; the gate's availability future is completed with no lock held. See package {@code io.sluice.netty} for the
+ * lock order.
+ */
+package io.sluice.netty.gate;

@@ -1,0 +1,24 @@
+/**
+ * The producer side: {@link io.sluice.netty.partition.ResultPartition} (the engine's
+ * {@code ResultPartitionWriter}) frames records into buffers of its local pool and queues them in one
+ * {@link io.sluice.netty.partition.PipelinedSubpartition} per consumer; each subpartition has one reader, a
+ * {@link io.sluice.netty.partition.ResultSubpartitionView}, told of new data through a
+ * {@link io.sluice.netty.partition.BufferAvailabilityListener}. The
+ * {@link io.sluice.netty.partition.ResultPartitionManager} is the environment's registry of live partitions, where
+ * readers find them or wait for them ({@link io.sluice.netty.partition.PartitionRegistrationListener}). No Netty here.
+ *
+ * <h2>Threads</h2>
+ * <ul>
+ *   <li>The producer thread: emit, broadcast, finish and fail, serialized by the partition's {@code emitLock}; it
+ *       blocks in the pool when no buffer is free (backpressure).</li>
+ *   <li>The environment's timer thread: periodic {@code flushAll}. Flushes never block.</li>
+ *   <li>The reader of a subpartition: a local channel's consumer thread, or the event loop of the connection that
+ *       serves a remote channel; it alone polls its view.</li>
+ *   <li>Any thread: {@code close()}, release (the environment, {@code releasePartitionsLocally}, a reader that lets
+ *       go), the metrics.</li>
+ * </ul>
+ * Readers and registration listeners are called with no partition, subpartition or manager lock held and must not
+ * block: they hand the notification over. Lock order: {@code emitLock}, then {@code stateLock}, then a subpartition's
+ * lock; see package {@code io.sluice.netty} for the order across pools and channels.
+ */
+package io.sluice.netty.partition;
