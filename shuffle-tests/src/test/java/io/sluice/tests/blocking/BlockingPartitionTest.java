@@ -16,6 +16,9 @@ import io.sluice.tests.support.RecordTraffic;
 import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
+import io.sluice.api.ShuffleException;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -29,6 +32,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -141,6 +145,42 @@ class BlockingPartitionTest {
             assertEquals(2, dataFiles().size(), "files of the finished partition: " + dataFiles());
         }
         assertEquals(List.of(), environmentDirectories(), "environment directories after close");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
+    void fullDisk_failsTheWriterNamingDirectoryAndPartition_deletesItsFiles_reservesNothing(BlockingLink link)
+            throws Exception {
+        Path deviceFull = Path.of("/dev/full");
+        Assumptions.assumeTrue(Files.isWritable(deviceFull), "needs /dev/full (Linux) to stand for a full disk");
+        try (ShuffleFixture shuffle = link.start(config())) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
+            Path directory = environmentDirectories().get(0);
+            // The data file is a disk that is full: every write fails with ENOSPC.
+            Files.createSymbolicLink(directory.resolve(partition.id() + ".data"), deviceFull);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+
+            ShuffleException failure = assertThrows(ShuffleException.class, () -> produce(writer, 16L << 20));
+            assertTrue(failure.getMessage().contains(directory.toString()), failure.getMessage());
+            assertTrue(failure.getMessage().contains(partition.id().toString()), failure.getMessage());
+            assertTrue(failure.getMessage().contains("shuffle.tmp-dirs"), failure.getMessage());
+            assertEquals(List.of(), dataFiles(), "files left by the failed writer");
+            assertAllSegmentsFree(shuffle.producerEnvironment(), "the producer after the failed write");
+            assertThrows(ShuffleException.class, writer::finish, "finish after the failure");
+        }
+    }
+
+    @Test
+    void unwritableTmpDir_failsCreateShuffleEnvironment_namingTheDirectory() throws Exception {
+        Path file = Files.writeString(tmp.resolve("not-a-directory"), "x");
+        ShuffleConfig config = config().with(ShuffleOptions.TMP_DIRS, tmp + "," + file);
+
+        IllegalArgumentException failure = assertThrows(IllegalArgumentException.class,
+                () -> BlockingLink.IN_PROCESS.start(config).close());
+        assertTrue(failure.getMessage().contains(file.toString()), failure.getMessage());
+        assertTrue(failure.getMessage().contains("shuffle.tmp-dirs"), failure.getMessage());
+        assertEquals(List.of(), environmentDirectories(), "directories left by the failed environment");
     }
 
     /** Emits records round-robin over the writer's subpartitions until {@code bytes}; returns per subpartition. */
