@@ -18,10 +18,12 @@ import java.time.Duration;
  * @param json true for a JSON summary
  * @param bindAddress where serve's data port listens
  * @param ticket what consume reads; null for run and serve
+ * @param blocking true for --partition-type blocking (run only)
  */
 record BenchOptions(Command command, boolean help, int producers, int consumers, int environments,
                     Workload workload, ShuffleConfig shuffleConfig, Duration timeout,
-                    ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket) {
+                    ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket,
+                    boolean blocking) {
 
     /** @return producer-consumer pairs, each one channel of records */
     int channels() {
