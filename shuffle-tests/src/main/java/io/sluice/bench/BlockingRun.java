@@ -42,6 +42,9 @@ final class BlockingRun {
         int producers = options.producers();
         int consumers = options.consumers();
         try {
+            // First, on a quiet disk: dd's limits of the temp directory, for comparison.
+            err.println("measuring the temp directory with dd");
+            DiskLimits limits = DiskLimits.measure(tmpDir(config), Math.min(options.workload().totalBytes() > 0 ? options.workload().totalBytes() : 1L << 30, 1L << 30));
             ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
             List<ShuffleEnvironmentContext> contexts = new ArrayList<>();
             for (int i = 0; i < options.environments(); i++) {
@@ -73,7 +76,7 @@ final class BlockingRun {
                         null);
                 written = producerSide.bytes();
                 if (write.failure() != null) {
-                    return summary(0, 0, write, write, 0, null, write.failure());
+                    return summary(0, 0, write, write, 0, limits, write.failure());
                 }
                 List<InputGate> gates = new ArrayList<>();
                 for (int c = 0; c < consumers; c++) {
@@ -91,7 +94,6 @@ final class BlockingRun {
                 }
                 producerEnvironment.releasePartitionsLocally(ids);
             }
-            DiskLimits limits = DiskLimits.measure(tmpDir(config), Math.min(written, 1L << 30));
             return summary(consumerSide.bytes(), consumerSide.records(), write, read, written, limits,
                     read.failure());
         } catch (Exception e) {

@@ -38,6 +38,7 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
             String of = "of=" + probe;
             String ifProbe = "if=" + probe;
             String count = "count=" + mebibytes;
+            // conv=fdatasync would measure the device; without it the rate is what the page cache absorbs.
             double writeCached = dd("if=/dev/zero", of, "bs=1M", count);
             double readCached = dd(ifProbe, "of=/dev/null", "bs=1M");
             double writeDirect = dd("if=/dev/zero", of, "bs=1M", count, "oflag=direct");

@@ -186,7 +186,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
      * The response for a data buffer of a compressing sender: its LZ4 block in a pooled ByteBuf when that is smaller
      * (the buffer is then recycled here), else the buffer itself. Takes over the caller's buffer reference.
      */
-    private BufferResponse compressIfSmaller(Buffer buffer, io.sluice.netty.gate.InputChannelId receiverId,
+    private BufferResponse compressIfSmaller(Buffer buffer, InputChannelId receiverId,
                                              int sequenceNumber, int backlog) {
         int size = buffer.readableBytes();
         ByteBuf block = ctx.alloc().directBuffer(compressor.maxCompressedLength(size));

@@ -19,7 +19,7 @@ import java.util.Set;
  * Reads the blocking partitions of one environment from disk, for all their readers, with one bounded budget
  * ({@code shuffle.blocking.read-memory}): one I/O thread takes the readers that want data, sorts them by file and
  * offset so that the disk sees long sequential runs, and fills each with at most its fair share of the budget
- * (budget / readers wanting data). Segments are allocated off-heap as they are first needed, never more than the
+ * (budget / registered readers). Segments are allocated off-heap as they are first needed, never more than the
  * budget, and reused; a recycled read buffer wakes the thread.
  *
  * <p>Threads: {@link #register}, {@link #unregister}, {@link #wakeUp} and the recycler from any thread; the reads
@@ -160,6 +160,7 @@ public final class BlockingReadScheduler implements AutoCloseable {
         Comparator<SortMergeSubpartitionView> byFileAndOffset = Comparator
                 .comparingInt(SortMergeSubpartitionView::fileOrder)
                 .thenComparingLong(SortMergeSubpartitionView::nextReadPosition);
+        int registered;
         while (true) {
             synchronized (lock) {
                 while (!wakeUp && !closed) {
@@ -175,6 +176,9 @@ public final class BlockingReadScheduler implements AutoCloseable {
                     return;
                 }
                 wakeUp = false;
+                // Shared by every registered reader, not only those wanting data now: a reader whose consumer is
+                // slow cannot sit on the whole budget while others wait.
+                registered = readers.size();
                 round.clear();
                 for (SortMergeSubpartitionView reader : readers) {
                     if (reader.wantsData()) {
@@ -186,7 +190,7 @@ public final class BlockingReadScheduler implements AutoCloseable {
                 continue;
             }
             round.sort(byFileAndOffset);
-            int fairShare = Math.max(1, maxSegments / round.size());
+            int fairShare = Math.max(1, maxSegments / Math.max(1, registered));
             for (SortMergeSubpartitionView reader : round) {
                 try {
                     reader.readSome(this, fairShare);

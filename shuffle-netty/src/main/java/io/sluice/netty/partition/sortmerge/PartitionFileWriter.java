@@ -163,23 +163,9 @@ final class PartitionFileWriter implements AutoCloseable {
     /** Closes both files (they stay on disk). Idempotent. */
     @Override
     public void close() throws IOException {
-        IOException failure = null;
-        for (FileChannel channel : new FileChannel[] {data, index}) {
-            if (channel == null) {
-                continue;
-            }
-            try {
-                channel.close();
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
+        // Both are closed, the index first; a second failure is suppressed into the first.
+        try (FileChannel dataFile = data; FileChannel indexFile = index) {
+            // nothing else to do: try-with-resources closes them
         }
     }
 }

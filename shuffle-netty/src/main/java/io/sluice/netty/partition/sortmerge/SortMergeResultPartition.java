@@ -217,13 +217,9 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
     public void flushAll() {
     }
 
+    /** Always done: a full pool is written to disk by the next emit, so the writer never waits for a consumer. */
     @Override
     public CompletableFuture<?> availableFuture() {
-        LocalBufferPool pool = bufferPool;
-        if (pool == null || state != State.RUNNING) {
-            return CompletableFuture.completedFuture(null);
-        }
-        // A full pool is written to disk by the next emit: the writer never waits for a consumer.
         return CompletableFuture.completedFuture(null);
     }
 

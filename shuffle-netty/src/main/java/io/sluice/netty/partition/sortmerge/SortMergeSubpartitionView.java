@@ -56,6 +56,9 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private int nextRegion;
     private long position;
     private long remainingInRegion;
+    private boolean sized;
+    /** Bytes of this subpartition still on disk, unread; -1 until the I/O thread has summed the index. */
+    private volatile long unreadBytes = -1;
 
     private final Object lock = new Object();
     private final ArrayDeque<Buffer> queue = new ArrayDeque<>(); // guarded by lock
@@ -128,10 +131,15 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
      */
     void readSome(BlockingReadScheduler budget, int share) {
         try {
+            if (!sized) {
+                sumIndex();
+            }
             while (!released && !endQueued && queuedDataBuffers < share) {
                 if (remainingInRegion == 0) {
                     if (nextRegion == partition.regions()) {
                         endQueued = true;
+                        // Nothing more to read: leave the budget's share to the others.
+                        budget.unregister(this);
                         enqueue(EventSerializer.endOfPartition());
                         return;
                     }
@@ -168,6 +176,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                 }
                 position = payloadPosition + length;
                 remainingInRegion -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
+                unreadBytes -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
                 enqueue(buffer);
             }
         } catch (ClosedChannelException e) {
@@ -204,6 +213,19 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         readFully(data, scratch, at);
         return budget.decompressor().decompress(scratch, 0, length, target, 0, capacity,
                 "buffer at offset " + at + " of " + partition.dataPath());
+    }
+
+    /** Sums this subpartition's spans, for the backlog the consumer is told (so it can lend floating buffers). */
+    private void sumIndex() throws IOException {
+        long total = 0;
+        for (int region = 0; region < partition.regions(); region++) {
+            readIndexEntry(region);
+            total += remainingInRegion;
+        }
+        remainingInRegion = 0;
+        position = 0;
+        unreadBytes = total;
+        sized = true;
     }
 
     private void readIndexEntry(int region) throws IOException {
@@ -290,7 +312,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             Buffer next = queue.peek();
             more = next != null;
             nextIsEvent = next != null && !next.isBuffer();
-            backlog = queuedDataBuffers;
+            backlog = estimatedBacklog();
         }
         if (!endQueued) {
             scheduler.wakeUp();
@@ -308,7 +330,17 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
 
     @Override
     public int unsynchronizedGetBacklog() {
-        return queuedDataBuffers;
+        return estimatedBacklog();
+    }
+
+    /**
+     * Data buffers queued plus an estimate of those still on disk: what the consumer should make room for. Reads
+     * volatile counters only; exact under {@code lock}.
+     */
+    private int estimatedBacklog() {
+        long unread = unreadBytes;
+        long onDisk = unread <= 0 ? 0 : (unread + scheduler.segmentSize() - 1) / scheduler.segmentSize();
+        return (int) Math.min(Integer.MAX_VALUE, queuedDataBuffers + onDisk);
     }
 
     @Override
