@@ -155,17 +155,21 @@ class BlockingPartitionTest {
         Assumptions.assumeTrue(Files.isWritable(deviceFull), "needs /dev/full (Linux) to stand for a full disk");
         try (ShuffleFixture shuffle = link.start(config())) {
             RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
-            Path directory = environmentDirectories().get(0);
-            // The data file is a disk that is full: every write fails with ENOSPC.
-            Files.createSymbolicLink(directory.resolve(partition.id() + ".data"), deviceFull);
+            // The data file is a disk that is full: every write fails with ENOSPC. Every environment's directory
+            // gets the link, so the producer's has it whichever it is.
+            for (Path directory : environmentDirectories()) {
+                Files.createSymbolicLink(directory.resolve(partition.id() + ".data"), deviceFull);
+            }
             ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
             writer.setup();
 
             ShuffleException failure = assertThrows(ShuffleException.class, () -> produce(writer, 16L << 20));
-            assertTrue(failure.getMessage().contains(directory.toString()), failure.getMessage());
+            assertTrue(environmentDirectories().stream().anyMatch(d -> failure.getMessage().contains(d.toString())),
+                    failure.getMessage());
             assertTrue(failure.getMessage().contains(partition.id().toString()), failure.getMessage());
             assertTrue(failure.getMessage().contains("shuffle.tmp-dirs"), failure.getMessage());
-            assertEquals(List.of(), dataFiles(), "files left by the failed writer");
+            assertEquals(environmentDirectories().size() - 1, dataFiles().size(),
+                    "files left by the failed writer (the other environment's unused link stays): " + dataFiles());
             assertAllSegmentsFree(shuffle.producerEnvironment(), "the producer after the failed write");
             assertThrows(ShuffleException.class, writer::finish, "finish after the failure");
         }
