@@ -40,7 +40,12 @@ public interface InputGate extends AutoCloseable {
      */
     Optional<BufferOrEvent> getNext() throws IOException, InterruptedException;
 
-    /** @return completes when {@link #pollNext()} has something, or the gate finished or failed */
+    /**
+     * A future that is done when returned stays done; one that is pending is completed by the environment's
+     * notification thread, never by a transport event loop or a producer's thread.
+     *
+     * @return completes when {@link #pollNext()} has something, or the gate finished or failed
+     */
     CompletableFuture<?> availableFuture();
 
     /** @return true once every channel has reached the end of its partition */

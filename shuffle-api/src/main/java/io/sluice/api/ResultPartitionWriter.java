@@ -12,6 +12,19 @@ import java.util.function.Consumer;
  */
 public interface ResultPartitionWriter extends AutoCloseable {
 
+    /**
+     * The largest event payload {@link #broadcastEvent} accepts, in bytes (64 KiB). Events travel outside the memory
+     * budget and without credit; data of any size goes as records.
+     */
+    int MAX_EVENT_BYTES = 64 * 1024;
+
+    /**
+     * How many events one subpartition holds that its consumer has not read yet, and likewise how many one
+     * receiving channel holds (256). With {@link #MAX_EVENT_BYTES} this bounds the heap events can take per
+     * consumer at 16 MiB.
+     */
+    int MAX_QUEUED_EVENTS = 256;
+
     /** @return the partition this writer produces */
     ResultPartitionId partitionId();
 
@@ -33,6 +46,10 @@ public interface ResultPartitionWriter extends AutoCloseable {
      *
      * @param record the record's bytes, 0 to 2^31-1 of them
      * @param targetSubpartition the consumer to send it to
+     * @throws ShuffleException after {@link #close()}, or once the partition was released
+     *                          ({@code releasePartitionsLocally}, the environment's {@code close()}), naming the
+     *                          partition and why; records for a subpartition whose consumer has gone are dropped
+     *                          without an error
      * @throws IOException when the writer failed or was closed
      */
     void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException;
@@ -49,8 +66,16 @@ public interface ResultPartitionWriter extends AutoCloseable {
      * Sends an event to every subpartition; never blocks and takes no buffer from the pool.
      * The caller keeps ownership of {@code event}; its bytes are copied.
      *
-     * @param event the event's payload
+     * <p>Events are bounded: a payload above {@link #MAX_EVENT_BYTES} is refused, and so is an event for a
+     * subpartition that already holds {@link #MAX_QUEUED_EVENTS} events its consumer has not read (a consumer that
+     * does not read its events; a non-priority event also waits behind the data before it). Both throw a
+     * {@link ShuffleException} naming the numbers, and then no subpartition gets the event. A consumer that has
+     * gone is not counted: its events are dropped.
+     *
+     * @param event the event's payload, at most {@link #MAX_EVENT_BYTES} bytes
      * @param priority true to overtake the data queued before it
+     * @throws ShuffleException when the event is too large, a subpartition holds too many unread events, or the
+     *                          writer was closed or released
      * @throws IOException when the writer failed or was closed
      */
     void broadcastEvent(ByteBuffer event, boolean priority) throws IOException;
@@ -61,7 +86,14 @@ public interface ResultPartitionWriter extends AutoCloseable {
     /** Makes the buffered data of every subpartition available for sending; never blocks. */
     void flushAll();
 
-    /** @return completes when {@link #emitRecord} will not block */
+    /**
+     * A future that is done when returned stays done (a continuation added to it runs on the caller's thread);
+     * one that is pending is completed by the environment's notification thread, never by a transport event loop
+     * or a thread that recycles buffers, so {@code availableFuture().thenRun(this::emitMore)} may emit from the
+     * continuation.
+     *
+     * @return completes when {@link #emitRecord} will not block
+     */
     CompletableFuture<?> availableFuture();
 
     /**

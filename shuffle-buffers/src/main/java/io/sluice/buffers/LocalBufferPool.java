@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * Listeners are called and futures completed with no lock held.
  *
  * <p>Invariants under the lock: a listener waits only while no segment sits idle here; while idle segments are
- * missing and the quota allows more, the pool is subscribed to the global pool's availability (so requesters
- * blocked here wake when the global pool gets segments back).
+ * missing and the quota allows more, the pool is queued among the global pool's waiting pools (so requesters
+ * blocked here wake when the global pool gets segments back). The global pool wakes one waiting pool per returned
+ * segment, oldest first, instead of every waiting pool.
  */
 public final class LocalBufferPool implements BufferRecycler {
 
@@ -72,7 +73,7 @@ public final class LocalBufferPool implements BufferRecycler {
     // guarded by lock; Availability.AVAILABLE while a request would succeed, else pending
     private CompletableFuture<Void> availableFuture = new CompletableFuture<>();
 
-    // guarded by lock: a callback on the global pool's availability future is registered and has not run yet
+    // guarded by lock: queued in the global pool's waiting pools (NetworkBufferPool#waitForSegment), not yet woken
     private boolean subscribedToGlobal;
 
     /** Written under the lock; volatile for lock-free reads in {@link #isDestroyed()}. */
@@ -445,9 +446,10 @@ public final class LocalBufferPool implements BufferRecycler {
                 lock.unlock();
             }
             complete(toComplete);
-            if (subscribe) {
-                // runs at once on this thread if the global pool got a segment back in the meantime
-                networkBufferPool.getAvailableFuture().thenRun(this::onGlobalPoolAvailable);
+            if (subscribe && !networkBufferPool.waitForSegment(this)) {
+                // A segment came back to the global pool in the meantime: settle again and take it.
+                clearSubscription();
+                continue;
             }
             if (listener == null) {
                 return;
@@ -456,14 +458,13 @@ public final class LocalBufferPool implements BufferRecycler {
         }
     }
 
-    /** Callback of the global availability future; runs on the thread that returned a segment, no lock held. */
-    private void onGlobalPoolAvailable() {
-        lock.lock();
-        try {
-            subscribedToGlobal = false;
-        } finally {
-            lock.unlock();
-        }
+    /**
+     * The global pool's wake-up of this waiting pool (its turn in the queue of {@link NetworkBufferPool#waitForSegment}):
+     * runs on the thread that returned a segment, no lock held.
+     */
+    void onGlobalPoolAvailable() {
+        networkBufferPool.countPoolWakeUp();
+        clearSubscription();
         try {
             settle();
         } catch (RuntimeException e) {
@@ -495,6 +496,15 @@ public final class LocalBufferPool implements BufferRecycler {
         }
         if (destroyed) {
             listener.notifyBufferDestroyed();
+        }
+    }
+
+    private void clearSubscription() {
+        lock.lock();
+        try {
+            subscribedToGlobal = false;
+        } finally {
+            lock.unlock();
         }
     }
 

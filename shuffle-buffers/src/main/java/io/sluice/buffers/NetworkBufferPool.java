@@ -13,6 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.slf4j.Logger;
@@ -42,6 +44,9 @@ public final class NetworkBufferPool {
 
     private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
+    /** The cancellation of a request that nobody cancels. */
+    private static final CompletableFuture<?> NEVER_CANCELLED = new CompletableFuture<>();
+
     private static final String RAISE_HINT = "raise shuffle.memory.total (or use fewer buffers per channel / gate)";
 
     private final int totalSegments;
@@ -68,6 +73,13 @@ public final class NetworkBufferPool {
 
     // guarded by segmentLock; AVAILABLE while a segment is free, else a pending future completed on the next return
     private CompletableFuture<Void> availableFuture = Availability.AVAILABLE;
+
+    // guarded by segmentLock: local pools waiting for a free segment, oldest first. A returned segment wakes one;
+    // only when the woken pool leaves it free is the next one woken (O(1) wake-ups per segment, none lost)
+    private final ArrayDeque<LocalBufferPool> waitingPools = new ArrayDeque<>();
+
+    /** How many times a waiting local pool was woken because a segment came back; for tests and diagnostics. */
+    private final AtomicLong poolWakeUps = new AtomicLong();
 
     /** Written under both locks (factory, then segment); volatile so that checks need neither. */
     private volatile PoolState state = PoolState.ACTIVE;
@@ -177,6 +189,19 @@ public final class NetworkBufferPool {
      * @throws IllegalStateException the pool is or gets destroyed
      */
     public List<MemorySegment> requestUnpooledMemorySegments(int numberOfSegments) throws IOException {
+        return requestUnpooledMemorySegments(numberOfSegments, NEVER_CANCELLED);
+    }
+
+    /**
+     * Like {@link #requestUnpooledMemorySegments(int)}, but gives up as soon as {@code cancellation} completes (in
+     * any way): a waiting request then wakes at once, drops its reservation, returns what it collected and throws
+     * {@link RequestCancelledException}. A request cancelled before it starts waiting fails the same way.
+     *
+     * @param cancellation completed by the requester's owner (e.g. a gate closed during its setup) to end the wait
+     * @throws RequestCancelledException the cancellation completed before every segment was collected
+     */
+    public List<MemorySegment> requestUnpooledMemorySegments(int numberOfSegments, CompletableFuture<?> cancellation)
+            throws IOException {
         if (numberOfSegments < 0) {
             throw new IllegalArgumentException("cannot request a negative number of segments: " + numberOfSegments);
         }
@@ -188,7 +213,7 @@ public final class NetworkBufferPool {
         List<MemorySegment> segments = new ArrayList<>(numberOfSegments);
         boolean success = false;
         try {
-            collectExclusive(segments, numberOfSegments);
+            collectExclusive(segments, numberOfSegments, cancellation);
             success = true;
             return segments;
         } finally {
@@ -271,7 +296,10 @@ public final class NetworkBufferPool {
         }
     }
 
-    /** Done while at least one segment is free; a pending future completes when one comes back. */
+    /**
+     * Done while at least one segment is free; a pending future completes when one comes back. Local pools do not
+     * wait on it (they queue with {@link #waitForSegment}); it is for exclusive requests and observers.
+     */
     public CompletableFuture<?> getAvailableFuture() {
         segmentLock.lock();
         try {
@@ -334,10 +362,26 @@ public final class NetworkBufferPool {
             segmentLock.unlock();
         }
         toComplete.complete(null); // wakes blocked exclusive requests, which then see the destroyed state
+        segmentLock.lock();
+        try {
+            waitingPools.clear(); // destroyed pools: nobody will serve them
+        } finally {
+            segmentLock.unlock();
+        }
         if (outstanding > 0) {
             LOG.debug("network buffer pool destroyed with {} of {} segments still in use; they are freed when "
                     + "returned", outstanding, totalSegments);
         }
+    }
+
+    /** How many times a local pool waiting for a segment was woken so far (each wake-up costs the pool a settle). */
+    public long getNumberOfPoolWakeUps() {
+        return poolWakeUps.get();
+    }
+
+    /** A waiting local pool is being woken; called by the pool. */
+    void countPoolWakeUp() {
+        poolWakeUps.incrementAndGet();
     }
 
     public boolean isDestroyed() {
@@ -369,8 +413,27 @@ public final class NetworkBufferPool {
     }
 
     /**
+     * Queues a local pool that found no free segment; it is woken ({@code onGlobalPoolAvailable}, on the returning
+     * thread, no lock held) when a segment comes back and it is the oldest waiter.
+     *
+     * @return false, queuing nothing, when a segment is free now or this pool is destroyed: the caller tries again
+     */
+    boolean waitForSegment(LocalBufferPool pool) {
+        segmentLock.lock();
+        try {
+            if (state == PoolState.DESTROYED || !freeSegments.isEmpty()) {
+                return false;
+            }
+            waitingPools.add(pool);
+            return true;
+        } finally {
+            segmentLock.unlock();
+        }
+    }
+
+    /**
      * Takes back one pooled segment (freed if this pool is destroyed). MUST be called with no lock held: it may
-     * complete the availability future, which runs waiting pools' callbacks on this thread.
+     * complete the availability future and wake a waiting pool, which run on this thread.
      */
     void returnSegment(MemorySegment segment) {
         CompletableFuture<Void> toComplete;
@@ -382,6 +445,30 @@ public final class NetworkBufferPool {
         }
         if (toComplete != null) {
             toComplete.complete(null);
+        }
+        wakeWaitingPools();
+    }
+
+    /**
+     * Wakes waiting pools, oldest first, one at a time while a segment is still free after the previous one's
+     * turn: a pool that takes the segment ends the round, so one returned segment costs one wake-up. No lock held.
+     */
+    private void wakeWaitingPools() {
+        while (true) {
+            LocalBufferPool next;
+            segmentLock.lock();
+            try {
+                if (freeSegments.isEmpty() || state == PoolState.DESTROYED) {
+                    return;
+                }
+                next = waitingPools.poll();
+            } finally {
+                segmentLock.unlock();
+            }
+            if (next == null) {
+                return;
+            }
+            next.onGlobalPoolAvailable();
         }
     }
 
@@ -405,6 +492,7 @@ public final class NetworkBufferPool {
         if (toComplete != null) {
             toComplete.complete(null);
         }
+        wakeWaitingPools();
     }
 
     /** Unregisters a destroyed local pool and gives its share to the others. No lock may be held. */
@@ -457,9 +545,23 @@ public final class NetworkBufferPool {
         }
     }
 
-    /** Collects free segments into {@code segments} until it holds {@code wanted}, waiting for returns. */
-    private void collectExclusive(List<MemorySegment> segments, int wanted) throws IOException {
+    /**
+     * Collects free segments into {@code segments} until it holds {@code wanted}, waiting for returns or for the
+     * cancellation. One wake-up future per wait, completed by the next return or by the cancellation (registered on
+     * the cancellation once, so a long wait does not pile callbacks on it).
+     */
+    private void collectExclusive(List<MemorySegment> segments, int wanted, CompletableFuture<?> cancellation)
+            throws IOException {
         long deadline = System.nanoTime() + requestTimeout.toNanos();
+        AtomicReference<CompletableFuture<Void>> currentWake = new AtomicReference<>();
+        if (cancellation != NEVER_CANCELLED) {
+            cancellation.whenComplete((ignored, failure) -> {
+                CompletableFuture<Void> wake = currentWake.get();
+                if (wake != null) {
+                    wake.complete(null);
+                }
+            });
+        }
         while (true) {
             CompletableFuture<Void> nextReturn;
             segmentLock.lock();
@@ -478,6 +580,13 @@ public final class NetworkBufferPool {
             if (segments.size() == wanted) {
                 return;
             }
+            CompletableFuture<Void> wake = new CompletableFuture<>();
+            currentWake.set(wake);
+            if (cancellation.isDone()) {
+                throw new RequestCancelledException("request for " + wanted + " exclusive segments cancelled with "
+                        + segments.size() + " collected");
+            }
+            nextReturn.whenComplete((ignored, failure) -> wake.complete(null));
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
                 throw new IOException("Timeout triggered when requesting exclusive segments: got " + segments.size()
@@ -486,7 +595,7 @@ public final class NetworkBufferPool {
                         + RAISE_HINT);
             }
             try {
-                nextReturn.get(remaining, TimeUnit.NANOSECONDS);
+                wake.get(remaining, TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 // loop once more: takes what came back and reports the timeout with the final count
             } catch (InterruptedException e) {

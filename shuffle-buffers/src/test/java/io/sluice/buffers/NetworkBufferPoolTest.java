@@ -49,6 +49,34 @@ class NetworkBufferPoolTest {
         return e.getCause();
     }
 
+    // Issue 8 defect 7: a returned segment wakes one waiting pool, not all of them; every waiter is still served
+    @Test
+    void thousandWaitingPools_eachReturnedSegmentWakesOne_andEveryPoolIsServed() throws IOException {
+        int waiters = 1000;
+        NetworkBufferPool global = globalPools.create(2 * waiters);
+        LocalBufferPool hog = global.createBufferPool(0, 2 * waiters);
+        List<Buffer> held = drain(hog);
+        assertEquals(2 * waiters, held.size(), "the hog holds every segment");
+        List<LocalBufferPool> waiting = new ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            waiting.add(global.createBufferPool(1, 1)); // quota 1, nothing free: it waits for the global pool
+        }
+        long wakeUpsBefore = global.getNumberOfPoolWakeUps();
+
+        recycleAll(held.subList(0, waiters)); // the hog is over its new share: these go to the global pool
+
+        long wakeUps = global.getNumberOfPoolWakeUps() - wakeUpsBefore;
+        for (int i = 0; i < waiters; i++) {
+            assertEquals(1, waiting.get(i).getNumberOfAvailableMemorySegments(), "pool " + i + " was served");
+        }
+        assertEquals(waiters, wakeUps, "one wake-up per returned segment");
+        recycleAll(held.subList(waiters, 2 * waiters));
+        hog.lazyDestroy();
+        for (LocalBufferPool pool : waiting) {
+            pool.lazyDestroy();
+        }
+    }
+
     // NBP-1
     @Test
     void freshPool_countsEverySegmentFree_andOneRequestMovesCountersByOneSegment() throws IOException {

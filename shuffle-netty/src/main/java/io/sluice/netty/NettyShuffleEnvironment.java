@@ -13,6 +13,7 @@ import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMetrics;
+import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.NetworkBufferPool;
@@ -20,6 +21,7 @@ import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.file.FileChannelManager;
 import io.sluice.netty.gate.InputChannelFactory;
 import io.sluice.netty.gate.SingleInputGate;
+import io.sluice.netty.notification.NotificationExecutor;
 import io.sluice.netty.partition.RegisteredPartition;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
@@ -38,6 +40,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -64,6 +67,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     private final ScheduledThreadPoolExecutor timer;
     private final ConnectionManager connectionManager;
     private final InputChannelFactory channelFactory;
+    /** Completes the availability futures engines see: never a transport thread (see AvailabilityHandOff). */
+    private final ExecutorService notifications;
     /** The directories of blocking partitions. */
     private final FileChannelManager fileManager;
     /** Reads blocking partitions within shuffle.blocking.read-memory. */
@@ -94,6 +99,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         });
         this.timer.setRemoveOnCancelPolicy(true);
         this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.notifications = NotificationExecutor.create(context.resourceId().value());
         this.connectionManager = new ConnectionManager(context, config, partitionManager);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager);
@@ -140,7 +146,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             } else if (descriptor.type() == PartitionType.PIPELINED_BOUNDED) {
                 created.add(new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
                         descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, timer,
-                        config.flushInterval()));
+                        config.flushInterval(), notifications));
             } else {
                 throw new IllegalArgumentException("partition type " + descriptor.type() + " is not supported");
             }
@@ -162,7 +168,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         for (int g = 0; g < descriptors.size(); g++) {
             InputGateDeploymentDescriptor descriptor = descriptors.get(g);
             String gateName = descriptors.size() == 1 ? ownerName : ownerName + " (gate " + g + ")";
-            SingleInputGate gate = new SingleInputGate(gateName, descriptor.inputChannels().size(), this::onGateClosed);
+            SingleInputGate gate = new SingleInputGate(gateName, descriptor.inputChannels().size(), this::onGateClosed,
+                    notifications);
             for (int i = 0; i < descriptor.inputChannels().size(); i++) {
                 NettyShuffleDescriptor channelDescriptor = nettyDescriptor(descriptor.inputChannels().get(i));
                 gate.setChannel(channelFactory.create(gate, i, channelDescriptor,
@@ -236,6 +243,9 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             writers.clear();
             gates.clear();
         }
+        // No partition registers from now on: a late setup() fails with a ShuffleException instead of meeting the
+        // transport's terminated event loops.
+        partitionManager.refuseRegistrations();
         for (SingleInputGate gate : gatesToClose) {
             gate.close();
         }
@@ -257,6 +267,9 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        // Pending notifications still run (a woken engine then sees the closed writer or gate); later ones run on
+        // the completing thread, as there is nothing left to wait for.
+        notifications.shutdown();
         networkBufferPool.destroyAllBufferPools();
         ShuffleMetrics atClose;
         synchronized (lock) {
@@ -274,12 +287,19 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     }
 
     private LocalBufferPool createPartitionPool(ResultPartitionId partitionId, int subpartitions)
-            throws InsufficientBuffersException {
+            throws ShuffleException {
         int required = config.partitionRequiredBuffers(subpartitions);
         int max = config.partitionMaxBuffers(subpartitions);
         try {
             return networkBufferPool.createBufferPool(required, max, subpartitions,
                     config.maxBuffersPerSubpartition());
+        } catch (IllegalStateException e) {
+            if (networkBufferPool.isDestroyed()) {
+                // A writer set up after its environment's close freed the memory.
+                throw new ShuffleException("partition " + partitionId + " cannot be set up: the environment "
+                        + context.resourceId() + " is closed", e);
+            }
+            throw e;
         } catch (IOException e) {
             throw new InsufficientBuffersException("partition " + partitionId + " needs at least " + required
                     + " buffers = " + subpartitions + " subpartitions + 1, but environment " + context.resourceId()

@@ -209,7 +209,9 @@ class NettyShuffleEnvironmentTest {
         assertTrue(environment.partitionsOccupyingLocalResources().isEmpty());
         assertThrows(ProducerFailedException.class, gate::getNext);
         assertEquals(16, environment.metrics().availableSegments());
-        writer.emitRecord(TestRecords.record(0, 1, 10), 0);
+        ShuffleException late = assertThrows(ShuffleException.class,
+                () -> writer.emitRecord(TestRecords.record(0, 1, 10), 0));
+        assertTrue(late.getMessage().contains("releasePartitionsLocally"), late.getMessage());
         gate.close();
     }
 
@@ -233,8 +235,44 @@ class NettyShuffleEnvironmentTest {
         assertEquals(environment.metrics().totalSegments(), environment.metrics().availableSegments());
         assertEquals(32, environment.metrics().totalSegments(), "metrics still answer after close");
         assertTrue(environment.partitionsOccupyingLocalResources().isEmpty());
-        unfinished.emitRecord(TestRecords.record(0, 2, 10), 0);
         assertThrows(IllegalStateException.class, () -> environments.writer(environment, ResultPartitionId.random(), 1));
+    }
+
+    // Issue 8 defect 3: a writer of a closed environment refuses data instead of dropping it
+    @Test
+    void writerOfAClosedEnvironment_throwsShuffleExceptionSayingTheEnvironmentWasClosed() throws Exception {
+        ShuffleEnvironment environment = environments.localEnvironment(EnvironmentFixture.config(16));
+        ResultPartitionWriter writer = environments.setUpWriter(environment, 1);
+
+        environment.close();
+
+        String closed = "shuffle environment " + environment.resourceId() + " was closed";
+        for (org.junit.jupiter.api.function.Executable call : List.<org.junit.jupiter.api.function.Executable>of(
+                () -> writer.emitRecord(TestRecords.record(0, 2, 10), 0),
+                () -> writer.broadcastRecord(TestRecords.record(0, 2, 10)),
+                () -> writer.broadcastEvent(TestRecords.record(0, 2, 10), false),
+                writer::finish)) {
+            ShuffleException error = assertThrows(ShuffleException.class, call);
+            assertTrue(error.getMessage().contains(closed), error.getMessage());
+            assertTrue(error.getMessage().contains(writer.partitionId().toString()), error.getMessage());
+        }
+    }
+
+    // Issue 8 defect 8: a writer set up while (or after) its environment closes is refused with a ShuffleException,
+    // reserves nothing and stays unregistered
+    @Test
+    void writerSetUpAfterItsEnvironmentClosed_failsWithShuffleException_andRegistersNothing() throws Exception {
+        ShuffleEnvironment environment = environments.environment(EnvironmentFixture.config(16), false);
+        environment.start();
+        ResultPartitionWriter late = environments.writer(environment, ResultPartitionId.random(), 1);
+
+        environment.close();
+
+        ShuffleException error = assertThrows(ShuffleException.class, late::setup);
+        assertTrue(error.getMessage().contains("closed"), error.getMessage());
+        assertTrue(error.getMessage().contains(late.partitionId().toString()), error.getMessage());
+        assertTrue(environment.partitionsOccupyingLocalResources().isEmpty());
+        assertEquals(environment.metrics().totalSegments(), environment.metrics().availableSegments());
     }
 
     @Test

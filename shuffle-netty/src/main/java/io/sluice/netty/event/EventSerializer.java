@@ -1,5 +1,6 @@
 package io.sluice.netty.event;
 
+import io.sluice.api.ResultPartitionWriter;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferRecycler;
 import io.sluice.buffers.MemorySegment;
@@ -19,6 +20,9 @@ public final class EventSerializer {
 
     /** Bytes before an event's payload: the one-byte type tag. */
     public static final int TAG_BYTES = 1;
+
+    /** The largest serialized event: the type tag and {@link ResultPartitionWriter#MAX_EVENT_BYTES} of payload. */
+    public static final int MAX_SERIALIZED_EVENT_BYTES = TAG_BYTES + ResultPartitionWriter.MAX_EVENT_BYTES;
 
     /** What an event buffer carries. */
     public enum EventType {

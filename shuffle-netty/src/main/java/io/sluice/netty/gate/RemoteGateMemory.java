@@ -1,20 +1,28 @@
 package io.sluice.netty.gate;
 
 import io.sluice.api.InsufficientBuffersException;
+import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
+import io.sluice.buffers.RequestCancelledException;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The memory of a gate with remote channels: {@code buffers-per-channel} exclusive segments for each remote
  * channel, taken from the global pool in one all-or-nothing request, and a floating pool of
  * {@code floating-buffers-per-gate} buffers the channels borrow from by backlog.
  *
- * <p>{@link #reserve()} runs on the consumer thread during setup; {@link #release()} on the closing thread.
+ * <p>{@link #reserve()} runs on the consumer thread during setup, {@link #release()} on the closing thread, possibly
+ * while {@link #reserve()} still waits for segments. The release never waits for the reservation: it marks this
+ * memory released and cancels the waiting request, which then wakes at once, gives back what it collected and fails
+ * {@code reserve()} with a {@link ShuffleException}. A reservation that completes after the release returns its
+ * segments and destroys its floating pool itself. {@code this} guards {@link #released} and {@link #floatingPool}
+ * and is never held while waiting.
  */
 final class RemoteGateMemory implements GateMemory {
 
@@ -24,7 +32,10 @@ final class RemoteGateMemory implements GateMemory {
     private final int buffersPerChannel;
     private final int floatingBuffers;
     private final long memoryTotal;
+    /** Completed by {@link #release()}: ends a reservation's wait for segments. */
+    private final CompletableFuture<Void> releasedSignal = new CompletableFuture<>();
 
+    private boolean released; // guarded by this
     private LocalBufferPool floatingPool; // guarded by this
 
     RemoteGateMemory(String ownerName, List<RemoteInputChannel> channels, NetworkBufferPool networkBufferPool,
@@ -38,12 +49,25 @@ final class RemoteGateMemory implements GateMemory {
                 * networkBufferPool.getMemorySegmentSize();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ShuffleException when the gate is closed before or while this waits for segments; nothing stays
+     *                          reserved
+     */
     @Override
-    public synchronized void reserve() throws IOException {
+    public void reserve() throws IOException {
+        synchronized (this) {
+            if (released) {
+                throw closedDuringSetup();
+            }
+        }
         int exclusive = channels.size() * buffersPerChannel;
         List<MemorySegment> segments;
         try {
-            segments = networkBufferPool.requestUnpooledMemorySegments(exclusive);
+            segments = networkBufferPool.requestUnpooledMemorySegments(exclusive, releasedSignal);
+        } catch (RequestCancelledException e) {
+            throw closedDuringSetup();
         } catch (IOException e) {
             throw insufficient(e);
         }
@@ -56,10 +80,29 @@ final class RemoteGateMemory implements GateMemory {
                 throw insufficient(e);
             }
         }
-        floatingPool = pool;
+        boolean closed;
+        synchronized (this) {
+            closed = released;
+            if (!closed) {
+                floatingPool = pool;
+            }
+        }
+        if (closed) {
+            // Released while the segments came in: nobody will release them but this thread.
+            networkBufferPool.recycleUnpooledMemorySegments(segments);
+            if (pool != null) {
+                pool.lazyDestroy();
+            }
+            throw closedDuringSetup();
+        }
         for (int i = 0; i < channels.size(); i++) {
+            // A channel released meanwhile gives its segments straight back to the global pool.
             channels.get(i).assignBuffers(segments.subList(i * buffersPerChannel, (i + 1) * buffersPerChannel), pool);
         }
+    }
+
+    private ShuffleException closedDuringSetup() {
+        return SingleInputGate.closedDuringSetup(ownerName);
     }
 
     private InsufficientBuffersException insufficient(IOException cause) {
@@ -74,12 +117,19 @@ final class RemoteGateMemory implements GateMemory {
                 + cause.getMessage() + ")", cause);
     }
 
+    /** Never waits: a reservation in progress is cancelled and cleans up after itself. Idempotent. */
     @Override
-    public synchronized void release() {
-        if (floatingPool != null) {
-            // Buffers still in use return to the global pool when they are recycled.
-            floatingPool.lazyDestroy();
+    public void release() {
+        LocalBufferPool pool;
+        synchronized (this) {
+            released = true;
+            pool = floatingPool;
             floatingPool = null;
+        }
+        releasedSignal.complete(null);
+        if (pool != null) {
+            // Buffers still in use return to the global pool when they are recycled.
+            pool.lazyDestroy();
         }
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.netty.gate;
 
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.TransportException;
 import io.sluice.buffers.Buffer;
@@ -73,6 +74,8 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     private final ArrayDeque<Buffer> received = new ArrayDeque<>(); // guarded by receivedLock
     /** Priority events, handed out before {@link #received}. */
     private final ArrayDeque<Buffer> receivedPriority = new ArrayDeque<>(); // guarded by receivedLock
+    /** User events received and not yet taken by the consumer; at most ResultPartitionWriter.MAX_QUEUED_EVENTS. */
+    private int queuedEvents; // guarded by receivedLock
     private int expectedSequenceNumber; // event loop
     private volatile boolean endOfPartitionReceived;
 
@@ -119,15 +122,20 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     /**
      * Hands the channel its exclusive segments and the gate's floating pool; ownership of the segments passes to
-     * the channel, which returns them to the global pool on release. Consumer thread, during gate setup.
+     * the channel, which returns them to the global pool on release. A channel already released (its gate closed
+     * during setup) returns them to the global pool at once and keeps nothing. Consumer thread, during gate setup.
      */
     void assignBuffers(List<MemorySegment> exclusiveSegments, LocalBufferPool gateFloatingPool) {
         synchronized (buffersLock) {
-            for (MemorySegment segment : exclusiveSegments) {
-                exclusiveAvailable.add(new Buffer(segment, this));
+            if (!released) {
+                for (MemorySegment segment : exclusiveSegments) {
+                    exclusiveAvailable.add(new Buffer(segment, this));
+                }
+                this.floatingPool = gateFloatingPool;
+                return;
             }
-            this.floatingPool = gateFloatingPool;
         }
+        networkBufferPool.recycleUnpooledMemorySegments(List.copyOf(exclusiveSegments));
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -240,15 +248,25 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
      */
     public void onBuffer(Buffer buffer, int sequenceNumber, int backlog, DataType dataType) {
         boolean recycle = false;
+        boolean tooManyEvents = false;
         boolean notify = false;
         boolean priority = dataType == DataType.PRIORITY_EVENT_BUFFER;
+        boolean userEvent = !dataType.isBuffer() && (priority || !EventSerializer.isEndOfPartition(buffer));
         int expected = expectedSequenceNumber;
         synchronized (receivedLock) {
             if (released) {
                 recycle = true;
             } else if (sequenceNumber != expected) {
                 recycle = true;
+            } else if (userEvent && queuedEvents >= ResultPartitionWriter.MAX_QUEUED_EVENTS) {
+                // Events come without credit: the bound is what keeps a consumer that ignores them from piling up
+                // heap without end.
+                recycle = true;
+                tooManyEvents = true;
             } else {
+                if (userEvent) {
+                    queuedEvents++;
+                }
                 expectedSequenceNumber = expected + 1;
                 if (priority) {
                     receivedPriority.add(buffer);
@@ -261,7 +279,12 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
         if (recycle) {
             buffer.recycleBuffer();
-            if (!released) {
+            if (tooManyEvents) {
+                setError(new ShuffleException("channel " + channelIndex + " of " + gate.ownerName() + " holds "
+                        + ResultPartitionWriter.MAX_QUEUED_EVENTS + " events from producer "
+                        + connectionId.producerId() + " that its consumer has not read, the limit "
+                        + "(ResultPartitionWriter.MAX_QUEUED_EVENTS): the consumer is not reading events"));
+            } else if (!released) {
                 setError(new ShuffleException("channel " + channelIndex + " of " + gate.ownerName()
                         + " lost data from producer " + connectionId.producerId() + " at " + connectionId.address()
                         + ": expected buffer " + expected + " but received " + sequenceNumber));
@@ -336,8 +359,13 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         boolean more;
         synchronized (receivedLock) {
             next = receivedPriority.poll();
-            if (next == null) {
+            if (next != null) {
+                queuedEvents--;
+            } else {
                 next = received.poll();
+                if (next != null && !next.isBuffer() && !EventSerializer.isEndOfPartition(next)) {
+                    queuedEvents--;
+                }
             }
             more = !received.isEmpty() || !receivedPriority.isEmpty();
         }
@@ -512,6 +540,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             queued.addAll(received);
             receivedPriority.clear();
             received.clear();
+            queuedEvents = 0;
         }
         List<MemorySegment> exclusiveSegments = new ArrayList<>();
         List<Buffer> floating;

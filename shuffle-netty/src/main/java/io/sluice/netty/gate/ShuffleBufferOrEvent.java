@@ -4,18 +4,37 @@ import io.sluice.api.BufferOrEvent;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.event.EventSerializer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
 /**
  * A buffer or a user event handed to the engine by a gate.
  *
  * <p>Ownership: the engine owns one reference of the buffer and hands it back with {@link #recycle()}, exactly
- * once; a second call fails. {@link #data()} may be called from the consumer thread while the buffer is held.
+ * once. A second call throws {@link IllegalStateException} naming the channel and does not touch the buffer: a
+ * local channel's buffer is a slice sharing its reference count with the producer's builder and the subpartition,
+ * so releasing a reference twice would pull the segment from under the producer. The check costs one field per
+ * object and a compare-and-set, no allocation. {@link #data()} may be called from the consumer thread while the
+ * buffer is held; {@link #recycle()} from any thread.
  */
 final class ShuffleBufferOrEvent implements BufferOrEvent {
 
+    private static final VarHandle RECYCLED;
+
+    static {
+        try {
+            RECYCLED = MethodHandles.lookup().findVarHandle(ShuffleBufferOrEvent.class, "recycled", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final int channelIndex;
     private final Buffer buffer;
+    /** Set once by the first {@link #recycle()}; written only through {@link #RECYCLED}. */
+    @SuppressWarnings("unused")
+    private volatile boolean recycled;
 
     ShuffleBufferOrEvent(int channelIndex, Buffer buffer) {
         this.channelIndex = channelIndex;
@@ -39,6 +58,10 @@ final class ShuffleBufferOrEvent implements BufferOrEvent {
 
     @Override
     public void recycle() {
+        if (!RECYCLED.compareAndSet(this, false, true)) {
+            throw new IllegalStateException((isEvent() ? "event" : "buffer") + " from channel "
+                    + channelIndex + " was recycled twice: each BufferOrEvent is recycled exactly once");
+        }
         buffer.recycleBuffer();
     }
 

@@ -2,8 +2,10 @@ package io.sluice.netty.gate;
 
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
+import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
@@ -34,6 +37,7 @@ public final class SingleInputGate implements InputGate {
     private final String ownerName;
     private final InputChannel[] channels;
     private final Consumer<SingleInputGate> onClose;
+    private final AvailabilityHandOff availabilityHandOff;
 
     private final Object lock = new Object();
     private final ArrayDeque<InputChannel> channelsWithData; // guarded by lock
@@ -46,10 +50,14 @@ public final class SingleInputGate implements InputGate {
     private GateMemory memory = GateMemory.NONE; // guarded by lock
 
     /**
-     * @param channelCount the number of channels; fill them with {@link #setChannel} before {@link #setup()}
-     * @param onClose      told once when the gate closes (the environment forgets it)
+     * @param channelCount  the number of channels; fill them with {@link #setChannel} before {@link #setup()}
+     * @param onClose       told once when the gate closes (the environment forgets it)
+     * @param notifications completes the availability futures the consumer sees (the environment's notification
+     *                      thread; {@code Runnable::run} completes them on the notifying thread)
      */
-    public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose) {
+    public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose,
+                           Executor notifications) {
+        this.availabilityHandOff = new AvailabilityHandOff(notifications);
         this.ownerName = ownerName;
         this.channels = new InputChannel[channelCount];
         this.channelsWithData = new ArrayDeque<>(Math.max(1, channelCount));
@@ -89,9 +97,21 @@ public final class SingleInputGate implements InputGate {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A {@link #close()} from another thread while this waits for memory ends the wait at once: this then throws
+     * a {@link ShuffleException} saying the gate was closed, and nothing stays reserved. The close does not wait for
+     * the reservation.
+     *
+     * @throws ShuffleException when the gate is closed before or during the setup
+     */
     @Override
     public void setup() throws IOException {
         synchronized (lock) {
+            if (state == GateState.CLOSED) {
+                throw closedDuringSetup();
+            }
             if (state != GateState.CREATED) {
                 throw new IllegalStateException("gate of " + ownerName + " is " + state + "; setup() runs once");
             }
@@ -112,7 +132,8 @@ public final class SingleInputGate implements InputGate {
         }
         synchronized (lock) {
             if (state == GateState.CLOSED) {
-                return;
+                // Closed while the channels were set up: close() released them and the memory.
+                throw closedDuringSetup();
             }
             state = GateState.SET_UP;
         }
@@ -120,6 +141,15 @@ public final class SingleInputGate implements InputGate {
             channel.requestSubpartition();
         }
         LOG.debug("Gate of {} set up with {} channels", ownerName, channels.length);
+    }
+
+    private ShuffleException closedDuringSetup() {
+        return closedDuringSetup(ownerName);
+    }
+
+    /** What {@link #setup()} throws when the gate of {@code ownerName} is closed before or during it. */
+    static ShuffleException closedDuringSetup(String ownerName) {
+        return new ShuffleException("gate of " + ownerName + " was closed during its setup(); it reserves nothing");
     }
 
     @Override
@@ -172,11 +202,20 @@ public final class SingleInputGate implements InputGate {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Threads: a future that is done when returned stays so; a pending one is completed by the environment's
+     * notification thread ({@code sluice-notify-<environment>}), never by a Netty event loop or a producer thread,
+     * so a continuation may call {@link #pollNext()} and do its work there.
+     */
     @Override
     public CompletableFuture<?> availableFuture() {
+        CompletableFuture<Void> internal;
         synchronized (lock) {
-            return availability;
+            internal = availability;
         }
+        return availabilityHandOff.detach(internal);
     }
 
     @Override

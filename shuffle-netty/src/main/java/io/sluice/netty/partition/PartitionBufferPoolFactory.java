@@ -2,6 +2,7 @@ package io.sluice.netty.partition;
 
 import io.sluice.api.InsufficientBuffersException;
 import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ShuffleException;
 import io.sluice.buffers.LocalBufferPool;
 
 /**
@@ -18,7 +19,8 @@ public interface PartitionBufferPoolFactory {
      *
      * @throws InsufficientBuffersException when the pool's minimum does not fit in the free memory; nothing is
      *                                      reserved then
+     * @throws ShuffleException             when the environment is closed
      */
     LocalBufferPool createPartitionPool(ResultPartitionId partitionId, int numberOfSubpartitions)
-            throws InsufficientBuffersException;
+            throws ShuffleException;
 }

@@ -42,6 +42,8 @@ public final class PipelinedSubpartition {
     private final ArrayDeque<BufferConsumer> priorityEvents = new ArrayDeque<>(); // guarded by lock
     /** Data consumers in {@link #buffers}, finished or not. */
     private int buffersInBacklog; // guarded by lock
+    /** User events queued and not yet taken by the reader (bounded by ResultPartitionWriter.MAX_QUEUED_EVENTS). */
+    private int queuedUserEvents; // guarded by lock
     private boolean flushRequested; // guarded by lock
     private State state = State.OPEN; // guarded by lock
     private Throwable failureCause; // guarded by lock
@@ -77,6 +79,9 @@ public final class PipelinedSubpartition {
             if (state != State.OPEN) {
                 consumer.close();
                 return -1;
+            }
+            if (!consumer.isBuffer()) {
+                queuedUserEvents++; // add() queues records and user events; the end of partition comes by finish()
             }
             if (priority) {
                 priorityEvents.add(consumer);
@@ -211,8 +216,12 @@ public final class PipelinedSubpartition {
                 readerNotified = false;
                 return null;
             }
-            if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
-                readToEnd = true;
+            if (!buffer.isBuffer()) {
+                if (!priority && EventSerializer.isEndOfPartition(buffer)) {
+                    readToEnd = true;
+                } else {
+                    queuedUserEvents--;
+                }
             }
             boolean moreAvailable = isDataAvailableUnsafe();
             if (!moreAvailable) {
@@ -238,6 +247,13 @@ public final class PipelinedSubpartition {
     int unsynchronizedGetBacklog() {
         synchronized (lock) {
             return getBuffersInBacklogUnsafe();
+        }
+    }
+
+    /** User events queued that the reader has not taken yet. */
+    int queuedUserEvents() {
+        synchronized (lock) {
+            return queuedUserEvents;
         }
     }
 
@@ -343,6 +359,7 @@ public final class PipelinedSubpartition {
         buffers.clear();
         priorityEvents.clear();
         buffersInBacklog = 0;
+        queuedUserEvents = 0;
         flushRequested = false;
     }
 

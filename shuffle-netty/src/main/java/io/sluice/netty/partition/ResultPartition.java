@@ -3,11 +3,13 @@ package io.sluice.netty.partition;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleException;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +39,13 @@ import java.util.function.Consumer;
  * while the producer writes into it: it destroys the pool (waking a blocked producer), releases the subpartitions,
  * and closes the builders under {@code emitLock}. Lock order: {@code emitLock}, then {@code stateLock}, then a
  * subpartition's lock.
+ *
+ * <p>Once released (by {@link #close()} before {@link #finish()}, {@link #fail}, {@code releasePartitionsLocally},
+ * or the environment's close), {@code emitRecord}, {@code broadcastRecord}, {@code broadcastEvent} and
+ * {@code finish} throw {@link ShuffleException} naming the partition and the reason of the release, also when the
+ * release happens while the producer is inside the call (blocked on the pool or between two buffers): no data is
+ * dropped silently and no unchecked exception escapes. Only the records for a subpartition whose consumer has gone
+ * (the partition itself still running) are dropped without an error, as the API documents.
  */
 public final class ResultPartition implements ResultPartitionWriter, RegisteredPartition {
 
@@ -71,11 +81,16 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
 
     private final Object stateLock = new Object();
     private volatile State state = State.CREATED; // written under stateLock
+    /** Why the partition was released, for the producer's exception; written under stateLock before RELEASED. */
+    private volatile String releaseReason;
+    /** Whether the release came after finish(): then late emits are a usage error, not a release. */
+    private volatile boolean releasedAfterFinish;
     private int subpartitionsDone; // guarded by stateLock
     private LocalBufferPool bufferPool; // written once under stateLock before RUNNING; read after
     private ScheduledFuture<?> flushTask; // guarded by stateLock
 
     private volatile Consumer<ByteBuffer> taskEventListener;
+    private final AvailabilityHandOff availability;
     private final AtomicLong bytesOut = new AtomicLong();
     private final AtomicLong buffersOut = new AtomicLong();
     private final AtomicLong backpressuredNanos = new AtomicLong();
@@ -83,10 +98,13 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     /**
      * @param flushScheduler the environment's one scheduler for periodic flushes (never a thread per partition)
      * @param flushInterval  zero to flush after every record
+     * @param notifications  completes the availability futures the producer sees (the environment's notification
+     *                       thread; {@code Runnable::run} completes them on the recycling thread)
      */
     public ResultPartition(ResultPartitionId partitionId, String ownerName, int numberOfSubpartitions,
                            ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
-                           ScheduledExecutorService flushScheduler, Duration flushInterval) {
+                           ScheduledExecutorService flushScheduler, Duration flushInterval, Executor notifications) {
+        this.availability = new AvailabilityHandOff(notifications);
         if (numberOfSubpartitions < 1) {
             throw new IllegalArgumentException("partition " + partitionId + " needs at least one subpartition, got "
                     + numberOfSubpartitions);
@@ -120,9 +138,20 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         return subpartitions[index];
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ShuffleException when the environment is closed (or its close has begun): nothing stays reserved or
+     *                          registered
+     */
     @Override
     public void setup() throws IOException {
         synchronized (stateLock) {
+            if (state == State.RELEASED && !releasedAfterFinish) {
+                // Released before setup, e.g. by the environment's close.
+                throw new ShuffleException("partition " + partitionId + " of " + ownerName + " cannot be set up: "
+                        + releaseReason);
+            }
             if (state != State.CREATED) {
                 throw new IllegalStateException("partition " + partitionId + " of " + ownerName
                         + " is already set up (state " + state + ")");
@@ -130,6 +159,11 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
             bufferPool = poolFactory.createPartitionPool(partitionId, subpartitions.length);
             try {
                 partitionManager.registerPartition(this);
+            } catch (ShuffleException e) {
+                bufferPool.lazyDestroy();
+                bufferPool = null;
+                throw new ShuffleException("partition " + partitionId + " of " + ownerName + " cannot be set up: "
+                        + e.getMessage(), e);
             } catch (RuntimeException e) {
                 bufferPool.lazyDestroy();
                 bufferPool = null;
@@ -144,34 +178,61 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         LOG.debug("Set up partition {} of {} with {} subpartitions", partitionId, ownerName, subpartitions.length);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ShuffleException when the partition is or gets released (closed before finish, failed, released
+     *                          locally or by the environment's close); the message names the partition and why
+     */
     @Override
     public void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException {
         checkSubpartitionIndex(targetSubpartition);
         synchronized (emitLock) {
-            if (!checkAcceptingRecords()) {
-                return;
-            }
+            checkAcceptingRecords();
             emitLocked(record, targetSubpartition);
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ShuffleException when the partition is or gets released, as {@link #emitRecord}
+     */
     @Override
     public void broadcastRecord(ByteBuffer record) throws IOException {
         synchronized (emitLock) {
-            if (!checkAcceptingRecords()) {
-                return;
-            }
+            checkAcceptingRecords();
             for (int i = 0; i < subpartitions.length; i++) {
                 emitLocked(record, i);
             }
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ShuffleException when the partition is or gets released, as {@link #emitRecord}
+     */
     @Override
     public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
+        int size = event.remaining();
+        if (size > MAX_EVENT_BYTES) {
+            throw new ShuffleException("event of " + size + " bytes for partition " + partitionId + " of " + ownerName
+                    + " exceeds the limit of " + MAX_EVENT_BYTES + " bytes per event "
+                    + "(ResultPartitionWriter.MAX_EVENT_BYTES); send large data as records");
+        }
         synchronized (emitLock) {
-            if (!checkAcceptingRecords()) {
-                return;
+            checkAcceptingRecords();
+            // All or nothing: only this thread adds events, so a subpartition below the bound now stays below it.
+            for (PipelinedSubpartition subpartition : subpartitions) {
+                int queued = subpartition.queuedUserEvents();
+                if (queued >= MAX_QUEUED_EVENTS) {
+                    throw new ShuffleException("subpartition " + subpartition.index() + " of partition "
+                            + partitionId + " of " + ownerName + " holds " + queued + " events its consumer has not "
+                            + "read, the limit (ResultPartitionWriter.MAX_QUEUED_EVENTS = " + MAX_QUEUED_EVENTS
+                            + "): its consumer is not reading events (or a non-priority event waits behind data "
+                            + "it does not take); the event was sent to no subpartition");
+                }
             }
             for (int i = 0; i < subpartitions.length; i++) {
                 if (!priority) {
@@ -179,6 +240,10 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
                     finishBuilder(i);
                 }
                 subpartitions[i].add(new BufferConsumer(EventSerializer.userEvent(event)), priority);
+            }
+            if (state == State.RELEASED) {
+                // Released while the event was being queued: some subpartitions may not have it.
+                throw releasedException(null);
             }
         }
     }
@@ -196,20 +261,37 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Threads: a future that is done when returned stays so; a pending one is completed by the environment's
+     * notification thread ({@code sluice-notify-<environment>}), never by a Netty event loop or a thread that
+     * recycles buffers, so a continuation may call {@link #emitRecord} (and block in it) safely. A released
+     * partition returns a done future (its {@code emitRecord} then throws).
+     */
     @Override
     public CompletableFuture<?> availableFuture() {
         LocalBufferPool pool = bufferPool;
         if (pool == null || state == State.RELEASED) {
             return CompletableFuture.completedFuture(null);
         }
-        return pool.getAvailableFuture();
+        return availability.detach(pool.getAvailableFuture());
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ShuffleException when the partition was released (as {@link #emitRecord})
+     * @throws IllegalStateException before {@link #setup()} or after a first {@code finish()}
+     */
     @Override
     public void finish() throws IOException {
         boolean releaseNow;
         synchronized (emitLock) {
             State current = state;
+            if (current == State.RELEASED && !releasedAfterFinish) {
+                throw releasedException(null);
+            }
             if (current != State.RUNNING) {
                 throw new IllegalStateException("partition " + partitionId + " of " + ownerName + " cannot finish: "
                         + (current == State.CREATED ? "setup() was not called" : "it is " + current));
@@ -220,8 +302,8 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
             }
             synchronized (stateLock) {
                 if (state != State.RUNNING) {
-                    // Released by another thread meanwhile; the release has cleaned up.
-                    return;
+                    // Released by another thread meanwhile; the release has cleaned up, the end was not queued.
+                    throw releasedException(null);
                 }
                 state = State.FINISHED;
                 // Consumers may have read everything (or left) before the state changed.
@@ -239,7 +321,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     public void fail(Throwable cause) {
         Objects.requireNonNull(cause, "cause");
         LOG.info("Partition {} of {} failed by its producer: {}", partitionId, ownerName, cause.toString());
-        release(cause);
+        release(cause, "fail() was called: " + cause);
     }
 
     @Override
@@ -275,23 +357,31 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
             return;
         }
         release(current == State.CREATED ? null : new ProducerFailedException("partition " + partitionId + " of "
-                + ownerName + " was closed by its producer before finish()"));
+                + ownerName + " was closed by its producer before finish()"),
+                "the writer was closed" + (current == State.CREATED ? " before setup()" : " before finish()"));
     }
 
     /**
      * Releases the partition: consumers still reading fail ({@code cause}, or a plain release), the memory goes
      * back, and the partition manager forgets it. Any thread; idempotent.
      *
-     * @param cause the producer's failure, or null
+     * @param cause the producer's failure, or null; its message becomes the reason a later emit reports
      */
     @Override
     public void release(Throwable cause) {
+        release(cause, cause == null ? "it was released (releasePartitionsLocally or releasePartitionExternally)"
+                : "it was released: " + cause.getMessage());
+    }
+
+    private void release(Throwable cause, String reason) {
         ScheduledFuture<?> flush;
         LocalBufferPool pool;
         synchronized (stateLock) {
             if (state == State.RELEASED) {
                 return;
             }
+            releasedAfterFinish = state == State.FINISHED;
+            releaseReason = releasedAfterFinish ? "finish() was called" : reason;
             state = State.RELEASED;
             flush = flushTask;
             flushTask = null;
@@ -305,7 +395,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
             subpartition.release(cause);
         }
         if (pool != null) {
-            // Wakes a producer blocked on the pool; it sees RELEASED and drops its record.
+            // Wakes a producer blocked on the pool; it sees RELEASED and throws the release's reason.
             pool.lazyDestroy();
         }
         synchronized (emitLock) {
@@ -382,17 +472,28 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     // Producer thread, under emitLock
     // ------------------------------------------------------------------------------------------------------------
 
-    /** @return false when the record must be dropped (released); throws when emitting is illegal now. */
-    private boolean checkAcceptingRecords() {
+    /**
+     * Throws unless the partition accepts records: {@link ShuffleException} once released (unless after finish),
+     * {@link IllegalStateException} for a usage error (before setup, after finish).
+     */
+    private void checkAcceptingRecords() throws ShuffleException {
         State current = state;
         if (current == State.RUNNING) {
-            return true;
+            return;
         }
-        if (current == State.RELEASED) {
-            return false;
+        if (current == State.RELEASED && !releasedAfterFinish) {
+            throw releasedException(null);
         }
         throw new IllegalStateException("partition " + partitionId + " of " + ownerName + " does not accept records: "
                 + (current == State.CREATED ? "setup() was not called" : "finish() was called"));
+    }
+
+    /** The producer's error for a released partition (or a pool destroyed under it: the environment closing). */
+    private ShuffleException releasedException(Throwable cause) {
+        String reason = state == State.RELEASED ? releaseReason
+                : "its buffer pool was destroyed (the shuffle environment is closing)";
+        return new ShuffleException("partition " + partitionId + " of " + ownerName + " does not accept records: "
+                + reason, cause);
     }
 
     private void emitLocked(ByteBuffer record, int target) throws IOException {
@@ -453,20 +554,25 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     private BufferBuilder newBuilder(int target) throws IOException {
         PipelinedSubpartition subpartition = subpartitions[target];
         if (subpartition.isReleased()) {
-            // Its consumer has gone: drop, and never block on it.
+            // Its consumer has gone: drop, and never block on it. A release of the whole partition is an error.
+            checkNotReleased();
             return null;
         }
-        BufferBuilder builder = bufferPool.requestBufferBuilder(target);
+        BufferBuilder builder;
+        try {
+            builder = bufferPool.requestBufferBuilder(target);
+        } catch (BufferPoolDestroyedException e) {
+            // A concurrent release (or the environment's close) destroyed the pool after the state check.
+            throw releasedException(e);
+        }
         if (builder == null) {
             builder = requestBuilderBlocking(target);
-            if (builder == null) {
-                return null;
-            }
         }
         // Ownership: the consumer goes to the subpartition (which closes it on failure); the builder stays here
         // until finishBuilder or release closes it.
         if (subpartition.add(builder.createBufferConsumerFromBeginning(), false) < 0) {
             builder.close();
+            checkNotReleased();
             return null;
         }
         builders[target] = builder;
@@ -484,12 +590,15 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
             ex.initCause(e);
             throw ex;
         } catch (BufferPoolDestroyedException e) {
-            if (state == State.RELEASED) {
-                return null;
-            }
-            throw e;
+            throw releasedException(e);
         } finally {
             backpressuredNanos.addAndGet(System.nanoTime() - start);
+        }
+    }
+
+    private void checkNotReleased() throws ShuffleException {
+        if (state == State.RELEASED) {
+            throw releasedException(null);
         }
     }
 

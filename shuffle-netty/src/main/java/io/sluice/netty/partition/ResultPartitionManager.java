@@ -44,15 +44,19 @@ public final class ResultPartitionManager {
     private static final int MAX_REMEMBERED_FAILURES = 1024;
 
     /**
-     * Registers a set-up partition and hands it to the readers waiting for it.
+     * Registers a set-up partition and hands it to the readers waiting for it. A waiting reader that cannot take it
+     * (its connection's event loop has terminated: the environment is closing) is skipped and logged; it never
+     * fails the registration.
      *
-     * @throws IllegalStateException when a partition with the same id is registered, or the manager is shut down
+     * @throws ShuffleException      when the environment's close has begun ({@link #refuseRegistrations()}): nothing
+     *                               is registered
+     * @throws IllegalStateException when a partition with the same id is registered
      */
-    public void registerPartition(RegisteredPartition partition) {
+    public void registerPartition(RegisteredPartition partition) throws ShuffleException {
         List<PartitionRegistrationListener> waiting;
         synchronized (this) {
             if (shutDown) {
-                throw new IllegalStateException("cannot register partition " + partition.partitionId()
+                throw new ShuffleException("cannot register partition " + partition.partitionId()
                         + ": the environment is closed");
             }
             RegisteredPartition previous = partitions.putIfAbsent(partition.partitionId(), partition);
@@ -64,9 +68,24 @@ public final class ResultPartitionManager {
         }
         if (waiting != null) {
             for (PartitionRegistrationListener listener : waiting) {
-                listener.onPartitionRegistered(partition);
+                try {
+                    listener.onPartitionRegistered(partition);
+                } catch (RuntimeException e) {
+                    // The reader's connection is going away (e.g. RejectedExecutionException from its terminated
+                    // event loop); its consumer learns of that from the connection. The producer is not at fault.
+                    LOG.info("A reader waiting for partition {} could not take it: {}", partition.partitionId(),
+                            e.toString());
+                }
             }
         }
+    }
+
+    /**
+     * Refuses every later registration ({@link #registerPartition} throws); the first step of the environment's
+     * close, taken before the transport stops so that no registration meets a terminated event loop. Idempotent.
+     */
+    public synchronized void refuseRegistrations() {
+        shutDown = true;
     }
 
     /**

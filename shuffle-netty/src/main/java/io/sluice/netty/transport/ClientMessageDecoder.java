@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.sluice.buffers.Buffer;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.compression.BufferCompressor;
+import io.sluice.netty.event.EventSerializer;
 
 import java.io.IOException;
 
@@ -201,6 +202,11 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         if (bufferSize == 0) {
             deliver(ctx, header);
             return;
+        }
+        if (!header.dataType().isBuffer() && bufferSize > EventSerializer.MAX_SERIALIZED_EVENT_BYTES) {
+            // Events are allocated on the heap outside the memory budget: never for more than the event limit.
+            throw new CorruptFrameException(header + ": event of " + bufferSize + " bytes exceeds the limit of "
+                    + EventSerializer.MAX_SERIALIZED_EVENT_BYTES + " bytes");
         }
         pendingResponse = header;
         Buffer buffer = header.dataType().isBuffer()

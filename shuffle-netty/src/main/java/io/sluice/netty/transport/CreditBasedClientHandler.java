@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The client end of one connection: routes each decoded buffer to its remote input channel, sends the channels'
@@ -45,8 +46,11 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     private final ArrayDeque<RemoteInputChannel> channelsWithCredit = new ArrayDeque<>(); // event loop
 
     private volatile ChannelHandlerContext ctx;
-    /** Set once the connection failed; channels added later fail at once. */
-    private volatile Throwable connectionError;
+    /**
+     * The connection's first failure, set once by compare-and-set: every channel, including those added later, is
+     * failed with this one cause, whichever thread reports a failure and however many do.
+     */
+    private final AtomicReference<Throwable> connectionError = new AtomicReference<>();
 
     public CreditBasedClientHandler(ConnectionId connectionId) {
         this.connectionId = connectionId;
@@ -60,7 +64,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     /** Registers a channel before its partition request is sent. Any thread. */
     void addInputChannel(RemoteInputChannel channel) {
         channels.put(channel.inputChannelId(), channel);
-        Throwable error = connectionError;
+        Throwable error = connectionError.get();
         if (error != null) {
             channel.onError(error);
         }
@@ -205,13 +209,19 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
         ctx.close();
     }
 
-    /** Fails every channel of this connection, now and later. Any thread. */
+    /**
+     * Fails every channel of this connection, now and later, with the connection's first failure: when several
+     * threads report failures at once, the first to arrive wins and a later {@code cause} is only logged. Any
+     * thread.
+     */
     void failAllChannels(Throwable cause) {
-        if (connectionError == null) {
-            connectionError = cause;
+        if (!connectionError.compareAndSet(null, cause)) {
+            LOG.debug("Connection to {} already failed; later failure not reported to its channels: {}",
+                    connectionId, cause.toString());
         }
+        Throwable first = connectionError.get();
         for (RemoteInputChannel channel : new ArrayList<>(channels.values())) {
-            channel.onError(cause);
+            channel.onError(first);
         }
     }
 

@@ -60,8 +60,19 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
         this.view = view;
     }
 
-    void addCredit(int delta) {
-        credit += delta;
+    /**
+     * Adds credit announced by the receiver. Event loop.
+     *
+     * @return false, changing nothing, when the sum would exceed {@link Integer#MAX_VALUE}: no receiver owns that
+     *         many buffers, so the receiver broke the credit protocol (the caller fails this reader)
+     */
+    boolean addCredit(int delta) {
+        int sum = credit + delta;
+        if (delta < 0 || sum < credit) {
+            return false;
+        }
+        credit = sum;
+        return true;
     }
 
     int credit() {

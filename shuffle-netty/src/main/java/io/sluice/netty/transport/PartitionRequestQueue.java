@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
@@ -115,7 +116,15 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
             // The reader finished or was cancelled while the credit was on its way.
             return;
         }
-        reader.addCredit(credit);
+        if (!reader.addCredit(credit)) {
+            // A protocol error of this receiver alone: its reader goes, the partition and the other readers stay.
+            LOG.warn("Receiver {} on {} announced {} credit on top of {}: credit overflow; failing its reader",
+                    receiverId, ctx.channel(), credit, reader.credit());
+            failReader(reader, new ShuffleException("credit overflow: receiver " + receiverId + " of partition "
+                    + reader.partitionId() + " announced " + credit + " more credit on top of " + reader.credit()
+                    + ", beyond " + Integer.MAX_VALUE + "; the client broke the credit protocol"));
+            return;
+        }
         enqueueIfAvailable(reader);
         writeAndFlush();
     }

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -70,8 +71,14 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         PartitionRegistrationListener onRegistered = new PartitionRegistrationListener() {
             @Override
             public void onPartitionRegistered(RegisteredPartition partition) {
-                // Producer thread: hand over to the event loop.
-                ctx.executor().execute(() -> attachView(ctx, reader));
+                // Producer thread: hand over to the event loop. A terminated loop (environment closing) rejects the
+                // task: the connection is gone with it, so is the reader; nothing to serve.
+                try {
+                    ctx.executor().execute(() -> attachView(ctx, reader));
+                } catch (RejectedExecutionException e) {
+                    LOG.debug("Partition {} registered after the event loop of {} stopped; reader {} dropped",
+                            partition.partitionId(), ctx.channel(), reader.receiverId());
+                }
             }
         };
         ResultSubpartitionView view;

@@ -35,7 +35,7 @@ final class LocalGates {
     SingleInputGate gate(ScheduledExecutorService retryScheduler, Duration initialBackoff, Duration maxBackoff,
                          int subpartition, ResultPartitionId... partitions) {
         SingleInputGate gate = new SingleInputGate("test-consumer", partitions.length,
-                closed -> closeCallbacks.incrementAndGet());
+                closed -> closeCallbacks.incrementAndGet(), Runnable::run);
         for (int i = 0; i < partitions.length; i++) {
             gate.setChannel(new LocalInputChannel(gate, i, partitions[i], subpartition, fixture.manager(),
                     retryScheduler, new PartitionRequestBackoff(initialBackoff, maxBackoff)));

@@ -106,7 +106,7 @@ public final class RemoteChannels implements AutoCloseable {
 
     /** Like {@link #gate(int, int, int)}, channel {@code i} reading subpartition 0 of {@code partitions[i]}. */
     public SingleInputGate gate(int exclusive, int floating, ResultPartitionId... partitions) throws IOException {
-        SingleInputGate gate = new SingleInputGate("test-consumer", partitions.length, closed -> { });
+        SingleInputGate gate = new SingleInputGate("test-consumer", partitions.length, closed -> { }, Runnable::run);
         List<MemorySegment> segments = globalPool.requestUnpooledMemorySegments(partitions.length * exclusive);
         LocalBufferPool floatingPool = floating > 0 ? globalPool.createBufferPool(floating, floating) : null;
         for (int i = 0; i < partitions.length; i++) {
@@ -118,6 +118,26 @@ public final class RemoteChannels implements AutoCloseable {
         gate.setMemory(new FloatingPoolMemory(floatingPool));
         gates.add(gate);
         floatingPools.put(gate, floatingPool);
+        return gate;
+    }
+
+    /**
+     * A gate of {@code channels} remote channels whose memory is reserved by its own {@link #setup()}, as the
+     * environment's gates do ({@link RemoteGateMemory}: {@code exclusive} segments per channel and a floating pool
+     * of {@code floating}). Not set up.
+     */
+    public SingleInputGate unreservedGate(int channels, int exclusive, int floating) {
+        SingleInputGate gate = new SingleInputGate("test-consumer", channels, closed -> { }, Runnable::run);
+        List<RemoteInputChannel> remote = new ArrayList<>();
+        for (int i = 0; i < channels; i++) {
+            RemoteInputChannel channel = new RemoteInputChannel(gate, i, ResultPartitionId.random(), 0, connection,
+                    clients, timer, globalPool, metrics, exclusive, new PartitionRequestBackoff(initialBackoff,
+                    maxBackoff));
+            gate.setChannel(channel);
+            remote.add(channel);
+        }
+        gate.setMemory(new RemoteGateMemory(gate.ownerName(), remote, globalPool, exclusive, floating));
+        gates.add(gate);
         return gate;
     }
 

@@ -110,6 +110,46 @@ class RemoteInputChannelTest {
         });
     }
 
+    // Issue 8 defect 4 over a remote channel: the second recycle of a handed-out buffer names the channel and
+    // leaves the channel's credit alone
+    @Test
+    void handedOutBufferRecycledTwice_failsNamingTheChannel_andTheExclusiveBufferComesBackOnce() throws Exception {
+        SingleInputGate gate = channels.gate(1, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, 0, "only");
+        io.sluice.api.BufferOrEvent element = gate.pollNext().orElseThrow();
+
+        element.recycle();
+        IllegalStateException second = assertThrows(IllegalStateException.class, element::recycle);
+
+        assertTrue(second.getMessage().contains("channel 0"), second.getMessage());
+        assertEquals(2, channel.availableBuffers(), "the exclusive buffer came back once");
+    }
+
+    // Issue 8 defect 5 on the consumer side: events come without credit, so a channel holds at most
+    // MAX_QUEUED_EVENTS of them unread; one more fails the channel (a consumer that does not read its events)
+    @Test
+    void eventsTheConsumerDoesNotRead_beyondTheLimit_failTheChannel_andTheyAreRecycled() throws Exception {
+        SingleInputGate gate = channels.gate(1, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        int limit = io.sluice.api.ResultPartitionWriter.MAX_QUEUED_EVENTS;
+        List<Buffer> events = new ArrayList<>();
+        for (int i = 0; i <= limit; i++) {
+            Buffer event = io.sluice.netty.event.EventSerializer.userEvent(java.nio.ByteBuffer.allocate(4));
+            events.add(event);
+            channel.onBuffer(event, i, 0, (i & 1) == 0 ? DataType.EVENT_BUFFER : DataType.PRIORITY_EVENT_BUFFER);
+        }
+
+        ShuffleException error = assertThrows(ShuffleException.class, () -> RemoteChannels.nextBuffer(channel));
+        assertTrue(error.getMessage().contains("not reading"), error.getMessage());
+        assertTrue(error.getMessage().contains(String.valueOf(limit)), error.getMessage());
+        assertTrue(events.get(limit).isRecycled(), "the event beyond the limit was dropped");
+        RemoteChannels.release(channel);
+        for (Buffer event : events) {
+            assertTrue(event.isRecycled());
+        }
+    }
+
     // RIC-4
     @Test
     void partitionNotFound_retriesAfterDoublingDelaysUpToTheMax_thenFailsNamingThePartition() throws Exception {

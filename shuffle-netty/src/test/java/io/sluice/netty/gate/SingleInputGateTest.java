@@ -395,6 +395,45 @@ class SingleInputGateTest {
         partition.close();
     }
 
+    // Issue 8 defect 4: a local slice shares its reference count with the producer's builder; a second recycle
+    // must fail without taking the builder's reference (the producer still writes into that segment)
+    @Test
+    void localSliceRecycledTwice_failsNamingTheChannel_andLeavesTheProducersBufferAlone() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, partition);
+        partition.emitRecord(TestRecords.record(0, 0, 4), 0);
+        partition.flush(0); // the builder stays open: the slice and the builder share one segment
+        BufferOrEvent element = gate.pollNext().orElseThrow();
+        int idleBefore = partition.bufferPool().getNumberOfAvailableMemorySegments();
+
+        element.recycle();
+        IllegalStateException second = assertThrows(IllegalStateException.class, element::recycle);
+
+        assertTrue(second.getMessage().contains("channel 0"), second.getMessage());
+        assertEquals(idleBefore, partition.bufferPool().getNumberOfAvailableMemorySegments(),
+                "the producer's segment went back to the pool while it still writes into it");
+        partition.emitRecord(TestRecords.record(0, 1, 4), 0);
+        partition.flush(0);
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 1, 4))),
+                GateElement.poll(gate).bytes());
+        partition.close();
+    }
+
+    @Test
+    void eventRecycledTwice_failsNamingTheChannel() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, partition);
+        partition.broadcastEvent(text("marker"), false);
+        BufferOrEvent event = gate.pollNext().orElseThrow();
+        assertTrue(event.isEvent());
+
+        event.recycle();
+        IllegalStateException second = assertThrows(IllegalStateException.class, event::recycle);
+
+        assertTrue(second.getMessage().contains("channel 0"), second.getMessage());
+        partition.close();
+    }
+
     @Test
     void subpartitionThePartitionDoesNotHave_failsTheChannel_namingTheRange() throws Exception {
         ResultPartition partition = fixture.setUpPartition(2);

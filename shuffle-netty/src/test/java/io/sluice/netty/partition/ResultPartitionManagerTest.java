@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ShuffleException;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.RecordingAvailabilityListener;
 
@@ -70,6 +71,41 @@ class ResultPartitionManagerTest {
 
         assertEquals(partition.partitionId(), notFound.partitionId());
         assertFalse(manager.registeredPartitionIds().contains(partition.partitionId()));
+    }
+
+    // Issue 8 defect 8: a reader's listener whose event loop has terminated (its environment closing) must not fail
+    // the producer's setup with RejectedExecutionException, nor keep the other waiting readers from their view
+    @Test
+    void listenerOnATerminatedEventLoop_doesNotFailTheRegistration_andTheOtherListenersAreStillTold()
+            throws Exception {
+        ResultPartition partition = fixture.newPartition().build();
+        java.util.concurrent.ExecutorService terminatedLoop = java.util.concurrent.Executors.newSingleThreadExecutor();
+        terminatedLoop.shutdown();
+        RecordingRegistrationListener other = new RecordingRegistrationListener();
+        manager.createSubpartitionViewOrRegisterListener(partition.partitionId(), 0, listener,
+                registered -> terminatedLoop.execute(() -> { }));
+        manager.createSubpartitionViewOrRegisterListener(partition.partitionId(), 0, new RecordingAvailabilityListener(),
+                other);
+
+        partition.setup();
+
+        assertEquals(List.of(partition), other.registered);
+        assertEquals(List.of(partition.partitionId()), List.copyOf(manager.registeredPartitionIds()));
+    }
+
+    // Issue 8 defect 8: once the environment's close began, a registration is refused with a ShuffleException
+    @Test
+    void registrationAfterShutdown_failsSetupWithShuffleException_andLeavesNothingRegisteredOrReserved()
+            throws Exception {
+        ResultPartition partition = fixture.newPartition().build();
+        manager.shutdown(new IllegalStateException("closing"));
+
+        ShuffleException error = assertThrows(ShuffleException.class, partition::setup);
+
+        assertTrue(error.getMessage().contains("environment is closed"), error.getMessage());
+        assertTrue(error.getMessage().contains(partition.partitionId().toString()), error.getMessage());
+        assertTrue(manager.registeredPartitionIds().isEmpty());
+        io.sluice.netty.testing.MemoryAssertions.assertAllSegmentsReturned(fixture.globalPool());
     }
 
     // RPM-2
@@ -144,7 +180,7 @@ class ResultPartitionManagerTest {
 
         assertTrue(first.isReleased() && second.isReleased());
         assertTrue(manager.registeredPartitionIds().isEmpty());
-        assertThrows(IllegalStateException.class, late::setup);
+        assertThrows(ShuffleException.class, late::setup);
         assertThrows(PartitionNotFoundException.class, () -> manager.createSubpartitionViewOrRegisterListener(
                 late.partitionId(), 0, listener, partition -> { }));
     }

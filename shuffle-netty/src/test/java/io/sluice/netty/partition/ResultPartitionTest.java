@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.api.InsufficientBuffersException;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ShuffleException;
 import io.sluice.netty.testing.Await;
 import io.sluice.netty.testing.BackgroundTask;
 import io.sluice.netty.testing.MemoryAssertions;
@@ -109,20 +110,124 @@ class ResultPartitionTest {
         assertEquals(14, partition.bytesOut(), "4-byte length + 10 bytes");
     }
 
-    // RP-2
+    // RP-2, issue 8 defect 3: a released writer refuses data loudly (API.md "Additions, second round")
     @Test
-    void emitAfterRelease_isDroppedSilently_andHoldsNoMemory() throws Exception {
+    void emitAfterReleasePartitionsLocally_throwsShuffleExceptionNamingThePartitionAndWhy_andHoldsNoMemory()
+            throws Exception {
         ResultPartition partition = fixture.setUpPartition(2);
-        partition.release(null);
+        fixture.manager().releasePartitions(List.of(partition.partitionId()), null);
 
-        partition.emitRecord(TestRecords.record(0, 0, 500), 0);
-        partition.broadcastRecord(TestRecords.record(0, 1, 5));
-        partition.broadcastEvent(ByteBuffer.allocate(3), true);
+        assertRefusesEverything(partition, "releasePartitionsLocally");
         partition.flushAll();
-
         assertEquals(0, partition.buffersOut());
         MemoryAssertions.assertAllSegmentsReturned(fixture.globalPool());
         assertTrue(partition.availableFuture().isDone(), "a released partition never blocks its producer");
+    }
+
+    @Test
+    void emitAfterClose_throwsShuffleExceptionSayingTheWriterWasClosed() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        partition.close();
+
+        assertRefusesEverything(partition, "closed");
+    }
+
+    @Test
+    void emitAfterTheEnvironmentReleasedThePartition_throwsShuffleExceptionWithTheEnvironmentsReason()
+            throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        partition.release(new ProducerFailedException("shuffle environment worker-7 was closed"));
+
+        assertRefusesEverything(partition, "worker-7 was closed");
+    }
+
+    private static void assertRefusesEverything(ResultPartition partition, String reason) {
+        List<org.junit.jupiter.api.function.Executable> calls = List.of(
+                () -> partition.emitRecord(TestRecords.record(0, 0, 500), 0),
+                () -> partition.broadcastRecord(TestRecords.record(0, 1, 5)),
+                () -> partition.broadcastEvent(ByteBuffer.allocate(3), true),
+                () -> partition.broadcastEvent(ByteBuffer.allocate(3), false),
+                partition::finish);
+        for (org.junit.jupiter.api.function.Executable call : calls) {
+            ShuffleException error = assertThrows(ShuffleException.class, call);
+            assertTrue(error.getMessage().contains(partition.partitionId().toString()), error.getMessage());
+            assertTrue(error.getMessage().contains(reason), error.getMessage());
+        }
+    }
+
+    // Issue 8 defect 5: events are bounded in size ...
+    @Test
+    void eventAboveTheSizeLimit_isRefusedNamingItsSizeAndTheLimit_andQueuesNothing() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        int size = io.sluice.api.ResultPartitionWriter.MAX_EVENT_BYTES + 1;
+
+        ShuffleException error = assertThrows(ShuffleException.class,
+                () -> partition.broadcastEvent(ByteBuffer.allocate(size), false));
+
+        assertTrue(error.getMessage().contains(String.valueOf(size)), error.getMessage());
+        assertTrue(error.getMessage().contains(String.valueOf(io.sluice.api.ResultPartitionWriter.MAX_EVENT_BYTES)),
+                error.getMessage());
+        assertEquals(0, partition.subpartition(0).getNumberOfQueuedBuffers());
+        partition.broadcastEvent(ByteBuffer.allocate(size - 1), true); // the limit itself is fine
+    }
+
+    // ... and in number: a subpartition whose consumer does not read its events holds at most MAX_QUEUED_EVENTS
+    @Test
+    void eventsNobodyReads_uptoTheLimitAreQueued_thenBroadcastEventThrowsSayingTheConsumerDoesNotRead()
+            throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        int limit = io.sluice.api.ResultPartitionWriter.MAX_QUEUED_EVENTS;
+        for (int i = 0; i < limit; i++) {
+            partition.broadcastEvent(ByteBuffer.allocate(8), (i & 1) == 0);
+        }
+
+        ShuffleException error = assertThrows(ShuffleException.class,
+                () -> partition.broadcastEvent(ByteBuffer.allocate(8), false));
+
+        assertTrue(error.getMessage().contains("not reading"), error.getMessage());
+        assertTrue(error.getMessage().contains(String.valueOf(limit)), error.getMessage());
+        assertEquals(limit, partition.subpartition(0).getNumberOfQueuedBuffers(), "nothing half-broadcast");
+        assertEquals(limit, partition.subpartition(1).getNumberOfQueuedBuffers(), "nothing half-broadcast");
+        partition.emitRecord(TestRecords.record(0, 0, 10), 0); // records are not affected
+    }
+
+    // Issue 8 defect 2: the pool destroyed under a producer that passed the state check (the window between a
+    // concurrent release's state change and its subpartitions' release) surfaces as ShuffleException, never as the
+    // pool's unchecked BufferPoolDestroyedException
+    @Test
+    void poolDestroyedUnderTheProducer_emitThrowsShuffleException_notAnUncheckedException() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        partition.bufferPool().lazyDestroy();
+
+        ShuffleException error = assertThrows(ShuffleException.class,
+                () -> partition.emitRecord(TestRecords.record(0, 0, 10), 0));
+
+        assertTrue(error.getMessage().contains(partition.partitionId().toString()), error.getMessage());
+    }
+
+    // Issue 8 defect 2, as the engine meets it: emitRecord racing close() from another thread, many times
+    @Test
+    void emitRacingClose_thousandsOfTimes_endsOnlyInShuffleException() throws Exception {
+        ByteBuffer record = TestRecords.record(0, 0, ONE_BUFFER_RECORD);
+        for (int round = 0; round < 2000; round++) {
+            ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(3, 3).setUp();
+            BackgroundTask producer = BackgroundTask.start("racing-producer", () -> {
+                try {
+                    for (int i = 0; ; i++) {
+                        partition.emitRecord(record, i & 1);
+                    }
+                } catch (ShuffleException expected) {
+                    // the only way out
+                }
+            });
+            Thread.onSpinWait();
+            partition.close();
+            int finalRound = round;
+            producer.awaitDone(); // any other exception fails here
+            assertTrue(partition.isReleased(), "round " + finalRound);
+        }
+        fixture.close();
+        MemoryAssertions.assertAllSegmentsReturned(fixture.globalPool());
     }
 
     // RP-3
@@ -243,9 +348,9 @@ class ResultPartitionTest {
         assertEquals(2, TestRecords.decodeFramed(data.toByteArray()).size(), "records 1 and 2 follow in order");
     }
 
-    // RP-6: a release wakes a producer blocked on the pool, and its record is dropped
+    // RP-6: a release wakes a producer blocked on the pool, which fails with the release's reason
     @Test
-    void releaseFromAnotherThread_wakesABlockedProducer() throws Exception {
+    void releaseFromAnotherThread_wakesABlockedProducer_withShuffleException() throws Exception {
         ResultPartition partition = fixture.newPartition().subpartitions(1).buffers(2, 2).setUp();
         partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
         partition.emitRecord(TestRecords.record(0, 1, ONE_BUFFER_RECORD), 0);
@@ -253,7 +358,10 @@ class ResultPartitionTest {
 
         partition.release(new IOException("cancelled"));
 
-        third.awaitDone();
+        java.util.concurrent.ExecutionException error = assertThrows(java.util.concurrent.ExecutionException.class,
+                third::awaitDone);
+        assertTrue(error.getCause() instanceof ShuffleException, String.valueOf(error.getCause()));
+        assertTrue(error.getCause().getMessage().contains("cancelled"), error.getCause().getMessage());
         MemoryAssertions.assertAllSegmentsReturned(fixture.globalPool());
     }
 

@@ -79,7 +79,8 @@ public final class PartitionFixture implements AutoCloseable {
 
     ResultPartition create(PartitionBuilder spec) {
         ResultPartition partition = new ResultPartition(spec.id(), spec.owner(), spec.subpartitions(), manager,
-                (ResultPartitionId id, int subpartitions) -> createPool(spec), scheduler, spec.flushInterval());
+                (ResultPartitionId id, int subpartitions) -> createPool(spec), scheduler, spec.flushInterval(),
+                Runnable::run);
         partitions.add(partition);
         return partition;
     }

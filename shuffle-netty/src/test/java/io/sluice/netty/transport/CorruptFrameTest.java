@@ -3,6 +3,7 @@ package io.sluice.netty.transport;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.netty.gate.InputChannelId;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -109,6 +110,21 @@ class CorruptFrameTest {
     @MethodSource("badClientBodies")
     void badServerMessageBody_isRejectedByTheClient(byte[] frame, String expectedMessage) {
         assertCorrupt(channels.client(new TestNetworkBufferAllocator(RECEIVER)), frame, expectedMessage);
+    }
+
+    // Issue 8 defect 5: an event frame above the event limit is refused before anything is allocated for it
+    @Test
+    void eventFrameAboveTheEventLimit_isCorrupt_andNothingIsAllocatedForIt() {
+        TestNetworkBufferAllocator buffers = new TestNetworkBufferAllocator(RECEIVER);
+        EmbeddedChannel client = channels.channel(new ClientMessageDecoder(buffers, 1 << 20));
+        int size = io.sluice.netty.event.EventSerializer.MAX_SERIALIZED_EVENT_BYTES + 1;
+        byte[] headerOnly = ByteBuffer.allocate(Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH)
+                .put(header(BufferResponse.frameLength(size), MAGIC, 1, BufferResponse.ID))
+                .put(bufferResponseHeader(1, size)).array();
+
+        assertCorrupt(client, headerOnly, "event of " + size + " bytes exceeds the limit of "
+                + io.sluice.netty.event.EventSerializer.MAX_SERIALIZED_EVENT_BYTES + " bytes");
+        assertEquals(List.of(), buffers.handedOut());
     }
 
     @ParameterizedTest

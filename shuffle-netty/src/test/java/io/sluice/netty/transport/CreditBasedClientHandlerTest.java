@@ -308,6 +308,36 @@ class CreditBasedClientHandlerTest {
         assertSame(fatal, assertThrows(TransportException.class, () -> RemoteChannels.nextBuffer(late)));
     }
 
+    // Issue 8 defect 8: when two failures hit one connection at once, the first one is what every channel reports,
+    // including a channel added afterwards. Deterministic: the first failing thread is held at one channel (the
+    // test owns that channel's monitor, which recording an error takes) while the second failure runs.
+    @Test
+    void secondConnectionErrorWhileTheFirstIsBeingDelivered_everyChannelReportsTheFirst() throws Exception {
+        CreditBasedClientHandler handler = new CreditBasedClientHandler(ClientConnection.CONNECTION);
+        SingleInputGate gate = channels.gate(5, 0, 0);
+        for (int i = 0; i < 4; i++) {
+            handler.addInputChannel(RemoteChannels.channel(gate, i));
+        }
+        TransportException first = new TransportException("first failure", null);
+        TransportException second = new TransportException("second failure", null);
+        RemoteInputChannel held = RemoteChannels.channel(gate, 2);
+        io.sluice.netty.testing.BackgroundTask firstFailure;
+        synchronized (held) {
+            firstFailure = io.sluice.netty.testing.BackgroundTask.start("first-failure",
+                    () -> handler.failAllChannels(first));
+            io.sluice.netty.testing.Await.blocked(firstFailure.thread());
+            handler.failAllChannels(second);
+        }
+        firstFailure.awaitDone();
+        handler.addInputChannel(RemoteChannels.channel(gate, 4));
+
+        for (int i = 0; i < 5; i++) {
+            RemoteInputChannel channel = RemoteChannels.channel(gate, i);
+            assertSame(first, assertThrows(TransportException.class, () -> RemoteChannels.nextBuffer(channel)),
+                    "channel " + i);
+        }
+    }
+
     // CTE-3
     @Test
     void connectionClosedByTheServer_failsEveryChannel_withTransportExceptionNamingTheProducer() throws Exception {

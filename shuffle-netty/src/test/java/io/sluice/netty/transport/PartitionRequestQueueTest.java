@@ -130,6 +130,27 @@ class PartitionRequestQueueTest {
         assertEquals(2, partition.subpartition(0).getNumberOfQueuedBuffers(), "two buffers wait for credit");
     }
 
+    // Issue 8 defect 8: credit beyond Integer.MAX_VALUE is a protocol error of that receiver (no client owns that many
+    // buffers): its reader is failed with a message naming the numbers, the partition stays for the others
+    @Test
+    void addCreditOverflowingTheReadersCounter_failsThatReceiverAsAProtocolError_andKeepsThePartition()
+            throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        connection.send(request(partition, 0, RECEIVER, 5));
+        CreditBasedViewReader reader = connection.reader(RECEIVER);
+
+        connection.send(new AddCredit(Integer.MAX_VALUE, RECEIVER));
+
+        ErrorResponse error = assertInstanceOf(ErrorResponse.class, connection.writtenOnce());
+        assertEquals(RECEIVER, error.receiverId());
+        assertTrue(error.message().contains("credit overflow"), error.message());
+        assertTrue(error.message().contains(String.valueOf(Integer.MAX_VALUE)), error.message());
+        assertTrue(error.message().contains("5"), error.message());
+        assertTrue(reader.isReleased(), "the broken receiver's reader is released");
+        assertNull(connection.reader(RECEIVER), "and forgotten");
+        assertFalse(partition.isReleased(), "the partition itself is not harmed");
+    }
+
     // PRQ-2
     @Test
     void whileUnwritable_nothingIsWritten_thenAnEmptyReaderDoesNotStallOneWithFiveBuffers() throws Exception {

@@ -3,6 +3,7 @@ package io.sluice.tests.transport;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleException;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
 import io.sluice.tests.support.EveryTcpTransport;
@@ -19,6 +20,8 @@ import io.sluice.tests.support.StreamDigest;
 import io.sluice.tests.support.Transport;
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The producers' environment closes while its consumers in another environment are in the middle of their streams:
  * every consumer channel, on every connection to it, fails with a {@code TransportException} that names the remote
- * address and the producer environment, within five seconds; none hangs.
+ * address and the producer environment, within five seconds; none hangs. The producers, still emitting, fail
+ * with a {@code ShuffleException} saying the environment was closed (issue 8, defect 3): none keeps writing into a
+ * released partition.
  */
 class ProducerEnvironmentClosedMidStreamTest {
 
@@ -87,15 +92,20 @@ class ProducerEnvironmentClosedMidStreamTest {
                 LostConnections.assertTransportExceptionNamingTheProducer(
                         consumers.get(i).awaitFailure(deadline.remaining()), producerId, "consumer " + i);
             }
+            String closed = "shuffle environment " + producerId + " was closed";
+            for (BackgroundTask<Long> producer : producers) {
+                Throwable failure = producer.awaitFailure(Await.EVENTUALLY);
+                assertTrue(failure instanceof ShuffleException && failure.getMessage().contains(closed),
+                        producer.name() + " ended with " + failure);
+            }
             stopProducing.set(true);
-            BackgroundTask.awaitAll(Await.EVENTUALLY, producers.toArray(new BackgroundTask<?>[0]));
             Await.until(() -> shuffle.consumerEnvironment().metrics().openConnections() == 0, Await.EVENTUALLY,
                     () -> "the consumers' environment dropped its connections: "
                             + shuffle.consumerEnvironment().metrics());
         }
     }
 
-    /** Producer thread: records until told to stop; after the close they are dropped, and emitRecord returns. */
+    /** Producer thread: records until told to stop, or until emitRecord fails (after the close it must). */
     private static long produceUntil(AtomicBoolean stop, ResultPartitionWriter writer, int stream) throws Exception {
         RecordGenerator records = new RecordGenerator(stream, SEED, SIZES);
         while (!stop.get()) {

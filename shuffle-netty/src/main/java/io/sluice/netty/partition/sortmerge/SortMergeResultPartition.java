@@ -158,7 +158,7 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
                 }
                 try {
                     partitionManager.registerPartition(this);
-                } catch (RuntimeException e) {
+                } catch (ShuffleException | RuntimeException e) {
                     bufferPool.lazyDestroy();
                     bufferPool = null;
                     closeWriterQuietly();
@@ -198,6 +198,12 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
     /** Events are kept in order with the records in a blocking partition: {@code priority} changes nothing. */
     @Override
     public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
+        int size = event.remaining();
+        if (size > MAX_EVENT_BYTES) {
+            throw new ShuffleException("event of " + size + " bytes for blocking partition " + partitionId + " of "
+                    + ownerName + " exceeds the limit of " + MAX_EVENT_BYTES + " bytes per event "
+                    + "(ResultPartitionWriter.MAX_EVENT_BYTES); send large data as records");
+        }
         synchronized (emitLock) {
             checkAcceptingRecords();
             enterBroadcastRegion();
