@@ -1,6 +1,7 @@
 package io.sluice.netty.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCounted;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.gate.InputChannelId;
@@ -45,8 +46,11 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
     private static final int DATA_TYPE_MASK = 0x0F;
 
     private final Buffer buffer;
-    /** Sending side, compressed data: the LZ4 block to send instead of a buffer (the message owns it). */
-    private final ByteBuf compressedPayload;
+    /**
+     * Sending side: what to send instead of a buffer, owned by the message: a ByteBuf holding an LZ4 block, or a
+     * FileRegion of a blocking partition's file.
+     */
+    private final ReferenceCounted compressedPayload;
     private final boolean compressed;
     private final boolean senderLz4;
     private final InputChannelId receiverId;
@@ -91,7 +95,18 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
                 DataType.DATA_BUFFER, payload.readableBytes());
     }
 
-    private BufferResponse(Buffer buffer, ByteBuf compressedPayload, boolean compressed, boolean senderLz4,
+    /**
+     * A data buffer sent straight from a file: {@code region}'s {@code length} bytes.
+     *
+     * @param region the file's bytes; the message takes it over (Netty releases it once written)
+     */
+    public static BufferResponse fileRegion(FileRegion region, int length, InputChannelId receiverId,
+                                            int sequenceNumber, int backlog) {
+        return new BufferResponse(null, region, false, false, receiverId, sequenceNumber, backlog,
+                DataType.DATA_BUFFER, length);
+    }
+
+    private BufferResponse(Buffer buffer, ReferenceCounted compressedPayload, boolean compressed, boolean senderLz4,
                            InputChannelId receiverId, int sequenceNumber, int backlog, DataType dataType,
                            int bufferSize) {
         this.compressedPayload = compressedPayload;
@@ -130,8 +145,8 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
         return buffer;
     }
 
-    /** Sending side: the compressed payload to write instead of a buffer, or null. */
-    ByteBuf compressedPayload() {
+    /** Sending side: the payload (LZ4 block or file region) to write instead of a buffer, or null. */
+    ReferenceCounted wirePayload() {
         return compressedPayload;
     }
 

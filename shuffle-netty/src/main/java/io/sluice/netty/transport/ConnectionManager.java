@@ -134,7 +134,9 @@ public final class ConnectionManager {
                     @Override
                     protected void initChannel(Channel channel) {
                         openChannels.add(channel);
-                        PartitionRequestQueue queue = new PartitionRequestQueue(metrics, compressor);
+                        PartitionRequestQueue queue = new PartitionRequestQueue(metrics, compressor,
+                                // FileRegions need a TCP socket and no handler that rewrites bytes (with TLS: false)
+                                type != TransportType.LOCAL);
                         channel.pipeline()
                                 .addLast("decoder", new ServerMessageDecoder(MAX_EVENT_FRAME_BYTES))
                                 .addLast("encoder", ENCODER)

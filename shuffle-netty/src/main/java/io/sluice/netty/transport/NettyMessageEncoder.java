@@ -43,8 +43,8 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      */
     private static void writeBufferResponse(ChannelHandlerContext ctx, BufferResponse response,
                                             ChannelPromise promise) {
-        if (response.compressedPayload() != null) {
-            writeCompressed(ctx, response, promise);
+        if (response.wirePayload() != null) {
+            writeWirePayload(ctx, response, promise);
             return;
         }
         Buffer buffer = response.buffer();
@@ -83,8 +83,11 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
         ctx.write(data, promise);
     }
 
-    /** Writes a compressed response: its header, then its LZ4 block, which Netty releases once written. */
-    private static void writeCompressed(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
+    /**
+     * Writes a response whose payload is an LZ4 block or a file region: its header, then the payload, which Netty
+     * releases once written.
+     */
+    private static void writeWirePayload(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
         ByteBuf header;
         try {
             header = encodeFrame(ctx.alloc(), response, BufferResponse.frameLength(response.bufferSize()));
@@ -93,7 +96,7 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
             throw e;
         }
         ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
-        ctx.write(response.compressedPayload(), promise);
+        ctx.write(response.wirePayload(), promise);
     }
 
     /**

@@ -5,12 +5,15 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.FileRegion;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.partition.BufferAndBacklog;
+import io.sluice.netty.partition.FileSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +42,8 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     private final TransportMetrics metrics;
     /** Compresses data buffers before they are sent (shuffle.compression.codec=lz4), or null. */
     private final BufferCompressor compressor;
+    /** Whether blocking partitions' data may go from the file to the socket (TCP, no compression). */
+    private final boolean fileRegions;
 
     /** Readers with something to send now, each at most once. */
     private final ArrayDeque<CreditBasedViewReader> availableReaders = new ArrayDeque<>(); // event loop
@@ -52,13 +57,18 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     private ChannelHandlerContext ctx; // set once in handlerAdded
 
     PartitionRequestQueue(TransportMetrics metrics) {
-        this(metrics, null);
+        this(metrics, null, false);
     }
 
-    /** @param compressor lz4 for data buffers, or null to send them as they are */
-    PartitionRequestQueue(TransportMetrics metrics, BufferCompressor compressor) {
+    /**
+     * @param compressor  lz4 for data buffers, or null to send them as they are
+     * @param fileRegions whether file bytes may be written to this connection as FileRegions (a TCP connection
+     *                    without compression or TLS)
+     */
+    PartitionRequestQueue(TransportMetrics metrics, BufferCompressor compressor, boolean fileRegions) {
         this.metrics = metrics;
         this.compressor = compressor;
+        this.fileRegions = fileRegions && compressor == null;
     }
 
     @Override
@@ -131,6 +141,9 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** Sends what a reader has now that its view is attached. Event loop. */
     void onViewAttached(CreditBasedViewReader reader) {
+        if (fileRegions) {
+            reader.enableFileSpans();
+        }
         enqueueIfAvailable(reader);
         writeAndFlush();
     }
@@ -192,6 +205,36 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     }
 
     /**
+     * Sends the reader's next element if it is a span of a file: the BufferResponse header, then the bytes straight
+     * from the file (sendfile where the transport has it). Event loop.
+     *
+     * @return false when the next element is not a file span (nothing was written)
+     */
+    private boolean writeFileSpan(CreditBasedViewReader reader) {
+        FileSpan span;
+        try {
+            span = reader.pollFileSpan();
+        } catch (RuntimeException e) {
+            LOG.warn("Reading {} failed; answering its receiver with the error", reader, e);
+            failReader(reader, e);
+            return true;
+        }
+        if (span == null) {
+            return false;
+        }
+        // A region of its own per buffer: it opens the file when written and closes it when released.
+        FileRegion region = new DefaultFileRegion(span.file().toFile(), span.position(), span.length());
+        ctx.write(BufferResponse.fileRegion(region, span.length(), reader.receiverId(), span.sequenceNumber(),
+                span.buffersInBacklog()), ctx.voidPromise());
+        metrics.onBufferSent(span.length());
+        if ((span.isDataAvailable() && reader.credit() > 0) || span.nextIsEvent()) {
+            reader.setQueued(true);
+            availableReaders.add(reader);
+        }
+        return true;
+    }
+
+    /**
      * The response for a data buffer of a compressing sender: its LZ4 block in a pooled ByteBuf when that is smaller
      * (the buffer is then recycled here), else the buffer itself. Takes over the caller's buffer reference.
      */
@@ -235,6 +278,10 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
                 break;
             }
             reader.setQueued(false);
+            if (fileRegions && writeFileSpan(reader)) {
+                wrote = true;
+                continue;
+            }
             BufferAndBacklog next;
             try {
                 next = reader.getNextBuffer();

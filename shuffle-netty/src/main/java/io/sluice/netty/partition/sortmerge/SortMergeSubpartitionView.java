@@ -8,6 +8,7 @@ import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.partition.BufferAndBacklog;
 import io.sluice.netty.partition.BufferAvailabilityListener;
+import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.ResultSubpartitionView;
 
 import java.io.IOException;
@@ -30,6 +31,10 @@ import java.util.List;
  * <p>Threads: the file handles, region and position belong to the scheduler's I/O thread; the queue and the state
  * are guarded by {@code lock}; the consumer's methods take {@code lock} briefly. The listener is told of data with
  * no lock held, once per empty-to-readable transition. Lock order: the scheduler's lock, then this lock.
+ *
+ * <p>A reader that can send file bytes to its socket (a TCP connection without compression) enables file spans: the
+ * I/O thread then queues the position and length of each uncompressed data buffer instead of reading it, and the
+ * sender ships those bytes from the file (sendfile); events and compressed buffers are still read.
  *
  * <p>Ownership: queued buffers belong to this view until {@link #getNextBuffer()} hands one over (the taker recycles
  * it, which returns its segment to the read budget); buffers still queued at release are recycled here.
@@ -61,7 +66,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private volatile long unreadBytes = -1;
 
     private final Object lock = new Object();
-    private final ArrayDeque<Buffer> queue = new ArrayDeque<>(); // guarded by lock
+    /** {@link Buffer}s and {@link Span}s, in stream order. */
+    private final ArrayDeque<Object> queue = new ArrayDeque<>(); // guarded by lock
     private State state = State.READING; // guarded by lock
     private Throwable failureCause; // guarded by lock
     /** Data buffers in the queue; read without the lock by the scheduler as an estimate. */
@@ -71,6 +77,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private volatile boolean released; // mirrors state == RELEASED for lock-free checks
     /** Consumer thread only. */
     private int sequenceNumber;
+    /** Whether uncompressed data is queued as file spans rather than read. */
+    private volatile boolean fileSpans;
+
+    /** A data buffer left in the file. */
+    private record Span(long position, int length) {
+    }
 
     /**
      * Opens the partition's files for this reader.
@@ -156,13 +168,15 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     throw new IOException("corrupt buffer header at offset " + position + ": length " + length
                             + ", " + remainingInRegion + " bytes left in the region");
                 }
-                Buffer buffer;
+                Object entry;
                 if (kind == PartitionFiles.KIND_EVENT) {
                     byte[] bytes = new byte[length];
                     readFully(data, ByteBuffer.wrap(bytes), payloadPosition);
-                    buffer = new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, length);
+                    entry = new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, length);
+                } else if (fileSpans && !compressed) {
+                    entry = new Span(payloadPosition, length);
                 } else {
-                    buffer = budget.requestBuffer();
+                    Buffer buffer = budget.requestBuffer();
                     if (buffer == null) {
                         // The budget is used up: a recycled buffer wakes the scheduler again.
                         return;
@@ -173,11 +187,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                         buffer.recycleBuffer();
                         throw e;
                     }
+                    entry = buffer;
                 }
                 position = payloadPosition + length;
                 remainingInRegion -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
                 unreadBytes -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
-                enqueue(buffer);
+                enqueue(entry);
             }
         } catch (ClosedChannelException e) {
             if (!released) {
@@ -248,22 +263,26 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         }
     }
 
-    private void enqueue(Buffer buffer) {
+    /** Queues a Buffer or a Span; a buffer that arrives after the release is recycled. */
+    private void enqueue(Object entry) {
         boolean notify;
         synchronized (lock) {
             if (state == State.RELEASED) {
                 notify = false;
             } else {
                 notify = queue.isEmpty();
-                queue.add(buffer);
-                if (buffer.isBuffer()) {
+                queue.add(entry);
+                if (isData(entry)) {
                     queuedDataBuffers++;
                 }
-                buffer = null;
+                entry = null;
             }
         }
-        if (buffer != null) {
-            buffer.recycleBuffer();
+        if (entry instanceof Buffer dropped) {
+            dropped.recycleBuffer();
+            return;
+        }
+        if (entry != null) {
             return;
         }
         if (notify) {
@@ -302,16 +321,18 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             if (state == State.RELEASED) {
                 return null;
             }
-            buffer = queue.poll();
-            if (buffer == null) {
+            if (!(queue.peek() instanceof Buffer head)) {
+                // Empty, or a file span next: the sender takes that with pollFileSpan().
                 return null;
             }
+            buffer = head;
+            queue.poll();
             if (buffer.isBuffer()) {
                 queuedDataBuffers--;
             }
-            Buffer next = queue.peek();
+            Object next = queue.peek();
             more = next != null;
-            nextIsEvent = next != null && !next.isBuffer();
+            nextIsEvent = isEvent(next);
             backlog = estimatedBacklog();
         }
         if (!endQueued) {
@@ -321,11 +342,43 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     }
 
     @Override
+    public FileSpan pollFileSpan() {
+        FileSpan span;
+        synchronized (lock) {
+            if (state == State.RELEASED || !(queue.peek() instanceof Span head)) {
+                return null;
+            }
+            queue.poll();
+            queuedDataBuffers--;
+            Object next = queue.peek();
+            span = new FileSpan(partition.dataPath(), head.position(), head.length(), next != null,
+                    estimatedBacklog(), isEvent(next), sequenceNumber++);
+        }
+        if (!endQueued) {
+            scheduler.wakeUp();
+        }
+        return span;
+    }
+
+    @Override
+    public void enableFileSpans() {
+        fileSpans = true;
+    }
+
+    @Override
     public boolean isAvailable(int credits) {
         synchronized (lock) {
-            Buffer head = queue.peek();
-            return state == State.READING && head != null && (credits > 0 || !head.isBuffer());
+            Object head = queue.peek();
+            return state == State.READING && head != null && (credits > 0 || isEvent(head));
         }
+    }
+
+    private static boolean isEvent(Object entry) {
+        return entry instanceof Buffer buffer && !buffer.isBuffer();
+    }
+
+    private static boolean isData(Object entry) {
+        return entry instanceof Span || (entry instanceof Buffer buffer && buffer.isBuffer());
     }
 
     @Override
@@ -375,7 +428,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     }
 
     private List<Buffer> drainLocked() {
-        List<Buffer> dropped = new ArrayList<>(queue);
+        List<Buffer> dropped = new ArrayList<>(queue.size());
+        for (Object entry : queue) {
+            if (entry instanceof Buffer buffer) {
+                dropped.add(buffer);
+            }
+        }
         queue.clear();
         queuedDataBuffers = 0;
         return dropped;

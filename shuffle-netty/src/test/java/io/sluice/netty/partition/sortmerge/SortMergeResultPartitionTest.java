@@ -178,6 +178,53 @@ class SortMergeResultPartitionTest {
     }
 
     @Test
+    void fileSpans_pointAtTheStoredBytes_andTakeNoReadMemory() throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        ByteArrayOutputStream[] expected = writeMixedTraffic(partition);
+        partition.finish();
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 1, () -> { });
+        view.enableFileSpans();
+
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        int spans = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(partition.dataPath())) {
+            while (true) {
+                assertTrue(System.nanoTime() < deadline, "reader did not end");
+                io.sluice.netty.partition.FileSpan span = view.pollFileSpan();
+                if (span != null) {
+                    ByteBuffer bytes = ByteBuffer.allocate(span.length());
+                    file.read(bytes, span.position());
+                    got.write(bytes.array());
+                    spans++;
+                    continue;
+                }
+                BufferAndBacklog next = view.getNextBuffer();
+                if (next == null) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                Buffer buffer = next.buffer();
+                assertFalse(buffer.isBuffer(), "data comes as file spans, not buffers");
+                boolean end = EventSerializer.isEndOfPartition(buffer);
+                if (!end) {
+                    got.write(bytesOf(EventSerializer.payloadOf(buffer)));
+                }
+                buffer.recycleBuffer();
+                if (end) {
+                    break;
+                }
+            }
+        }
+        assertArrayEquals(expected[1].toByteArray(), got.toByteArray());
+        assertTrue(spans > 10, "spans: " + spans);
+        assertEquals(0, reads.allocatedSegments(), "read memory allocated for a zero-copy reader");
+        view.releaseAllResources();
+        partition.release(null);
+    }
+
+    @Test
     void readerBeforeFinish_isToldNotFound_andAfterTheFilesAreGone_too() throws Exception {
         SortMergeResultPartition partition = newPartition(null);
         partition.setup();
