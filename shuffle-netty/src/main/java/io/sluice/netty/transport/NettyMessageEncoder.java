@@ -56,13 +56,7 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
             throw new EncoderException("cannot send " + response + ": its buffer was already recycled (" + buffer
                     + ")");
         }
-        ByteBuf header;
-        try {
-            header = encodeFrame(ctx.alloc(), response, BufferResponse.frameLength(response.bufferSize()));
-        } catch (RuntimeException e) {
-            response.releaseBuffer();
-            throw e;
-        }
+        ByteBuf header = encodeResponseHeader(ctx, response);
         if (response.bufferSize() == 0) {
             response.releaseBuffer();
             ctx.write(header, promise);
@@ -88,15 +82,19 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      * releases once written.
      */
     private static void writeWirePayload(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
-        ByteBuf header;
+        ByteBuf header = encodeResponseHeader(ctx, response);
+        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
+        ctx.write(response.wirePayload(), promise);
+    }
+
+    /** The frame header and fixed fields of a response; on failure the response's payload is released. */
+    private static ByteBuf encodeResponseHeader(ChannelHandlerContext ctx, BufferResponse response) {
         try {
-            header = encodeFrame(ctx.alloc(), response, BufferResponse.frameLength(response.bufferSize()));
+            return encodeFrame(ctx.alloc(), response, BufferResponse.frameLength(response.bufferSize()));
         } catch (RuntimeException e) {
             response.releaseBuffer();
             throw e;
         }
-        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
-        ctx.write(response.wirePayload(), promise);
     }
 
     /**
