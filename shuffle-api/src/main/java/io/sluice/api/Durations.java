@@ -36,18 +36,25 @@ final class Durations {
 
     /**
      * @param duration a duration, not negative
-     * @return the duration with the largest of ms, s, min, h that is exact, else in ns;
-     *     {@link #parse(String)} reads it back to the same value
+     * @return the duration with the largest of ns, us, ms, s, min, h that is exact, else in ns;
+     *     {@link #parse(String)} reads it back to the same value. Every duration {@link #parse}
+     *     returns prints, the longest ones too (no step goes through a count of nanoseconds or
+     *     milliseconds that could overflow a long).
+     * @throws ArithmeticException for a duration no configured text can give: one whose exact
+     *     count in the largest unit that divides it overflows a long
      */
     static String format(Duration duration) {
-        if (duration.getNano() % 1_000_000 != 0) {
-            return duration.toNanos() + "ns";
-        }
-        long millis = duration.toMillis();
-        if (millis == 0 || millis % 1000 != 0) {
-            return millis + "ms";
-        }
         long seconds = duration.getSeconds();
+        int nanos = duration.getNano();
+        if (nanos % 1_000 != 0) {
+            return Math.addExact(Math.multiplyExact(seconds, 1_000_000_000L), nanos) + "ns";
+        }
+        if (nanos % 1_000_000 != 0) {
+            return Math.addExact(Math.multiplyExact(seconds, 1_000_000L), nanos / 1_000) + "us";
+        }
+        if (nanos != 0 || seconds == 0) {
+            return Math.addExact(Math.multiplyExact(seconds, 1_000L), nanos / 1_000_000) + "ms";
+        }
         if (seconds % 3600 == 0) {
             return seconds / 3600 + "h";
         }

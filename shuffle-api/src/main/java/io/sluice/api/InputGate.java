@@ -61,6 +61,30 @@ public interface InputGate extends AutoCloseable {
      */
     void sendTaskEvent(ByteBuffer event) throws IOException;
 
+    /**
+     * Sends an event backwards to the producer of one channel's partition only (delivered to
+     * {@link ResultPartitionWriter#onTaskEvent}). The caller keeps ownership of {@code event}; its bytes are copied
+     * before this returns.
+     *
+     * @param channelIndex the channel whose producer receives the event
+     * @param event the event's payload
+     * @throws IOException when the event cannot be sent
+     * @throws IndexOutOfBoundsException for a channel index outside {@code [0, numberOfInputChannels())}
+     */
+    void sendTaskEvent(int channelIndex, ByteBuffer event) throws IOException;
+
+    /**
+     * Unblocks a channel whose producer sent a blocking event
+     * ({@link ResultPartitionWriter#broadcastBlockingEvent}): the producer's subpartition resumes sending what it
+     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended.
+     * Consumer thread.
+     *
+     * @param channelIndex the channel to resume
+     * @throws IOException when the request cannot be sent to the producer
+     * @throws IndexOutOfBoundsException for a channel index outside {@code [0, numberOfInputChannels())}
+     */
+    void resumeConsumption(int channelIndex) throws IOException;
+
     /** Cancels the requests and returns every buffer; idempotent. */
     @Override
     void close();

@@ -80,6 +80,20 @@ public interface ResultPartitionWriter extends AutoCloseable {
      */
     void broadcastEvent(ByteBuffer event, boolean priority) throws IOException;
 
+    /**
+     * Sends an event to every subpartition and then blocks each subpartition: after delivering this event a
+     * subpartition hands its consumer nothing more (no data, no event) until that consumer calls
+     * {@link InputGate#resumeConsumption(int)} for the channel that reads it. Records emitted meanwhile are queued
+     * (and, once the queue is full, {@link #emitRecord} blocks as usual). This is what aligned checkpoint barriers
+     * need: nothing produced after the barrier reaches the consumer before the consumer has aligned.
+     * Never blocks; takes no buffer from the pool; the event keeps its order with the records (it is not a priority
+     * event). The caller keeps ownership of {@code event}; its bytes are copied.
+     *
+     * @param event the event's payload
+     * @throws IOException when the writer failed or was closed
+     */
+    void broadcastBlockingEvent(ByteBuffer event) throws IOException;
+
     /** @param targetSubpartition makes its buffered data available for sending; never blocks */
     void flush(int targetSubpartition);
 
@@ -114,6 +128,12 @@ public interface ResultPartitionWriter extends AutoCloseable {
      * @param listener receives each event's payload
      */
     void onTaskEvent(Consumer<ByteBuffer> listener);
+
+    /** @return bytes written into buffers so far, record framing included; any thread */
+    long bytesOut();
+
+    /** @return data buffers completed so far (each one is sent, or read in-process, once); any thread */
+    long buffersOut();
 
     /**
      * Releases what this writer holds; idempotent. After {@link #finish()} the finished data stays

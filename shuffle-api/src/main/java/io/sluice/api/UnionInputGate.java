@@ -145,6 +145,33 @@ public final class UnionInputGate implements InputGate {
         }
     }
 
+    /** Sends the event to the producer of the union's channel {@code channelIndex} only. */
+    @Override
+    public void sendTaskEvent(int channelIndex, ByteBuffer event) throws IOException {
+        int gate = gateOf(channelIndex);
+        gates.get(gate).sendTaskEvent(channelIndex - channelOffsets[gate], event);
+    }
+
+    /** Resumes the union's channel {@code channelIndex} on the gate that owns it. */
+    @Override
+    public void resumeConsumption(int channelIndex) throws IOException {
+        int gate = gateOf(channelIndex);
+        gates.get(gate).resumeConsumption(channelIndex - channelOffsets[gate]);
+    }
+
+    /** The index of the gate that owns the union's channel {@code channelIndex}. */
+    private int gateOf(int channelIndex) {
+        if (channelIndex < 0 || channelIndex >= numberOfChannels) {
+            throw new IndexOutOfBoundsException("the union has " + numberOfChannels + " channels; channel "
+                    + channelIndex + " does not exist");
+        }
+        int gate = channelOffsets.length - 1;
+        while (channelOffsets[gate] > channelIndex) {
+            gate--;
+        }
+        return gate;
+    }
+
     /** Closes every gate; a gate whose close throws does not keep the others open. Idempotent. */
     @Override
     public void close() {

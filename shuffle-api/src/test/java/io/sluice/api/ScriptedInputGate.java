@@ -19,6 +19,8 @@ final class ScriptedInputGate implements InputGate {
     private final ArrayDeque<TestBuffer> queue = new ArrayDeque<>(); // guarded by this
     private final List<TestBuffer> handedOut = new ArrayList<>(); // guarded by this
     private final List<byte[]> taskEvents = new ArrayList<>(); // guarded by this
+    private final List<Integer> taskEventChannels = new ArrayList<>(); // guarded by this
+    private final List<Integer> resumedChannels = new ArrayList<>(); // guarded by this
     private CompletableFuture<Void> available = new CompletableFuture<>(); // guarded by this
     private boolean finished; // guarded by this
     private IOException failure; // guarded by this
@@ -73,6 +75,14 @@ final class ScriptedInputGate implements InputGate {
 
     synchronized List<TestBuffer> handedOut() {
         return new ArrayList<>(handedOut);
+    }
+
+    synchronized List<Integer> taskEventChannels() {
+        return new ArrayList<>(taskEventChannels);
+    }
+
+    synchronized List<Integer> resumedChannels() {
+        return new ArrayList<>(resumedChannels);
     }
 
     synchronized List<byte[]> taskEvents() {
@@ -172,6 +182,17 @@ final class ScriptedInputGate implements InputGate {
         byte[] copy = new byte[event.remaining()];
         event.get(copy);
         taskEvents.add(copy);
+    }
+
+    @Override
+    public synchronized void sendTaskEvent(int channelIndex, ByteBuffer event) throws IOException {
+        sendTaskEvent(event);
+        taskEventChannels.add(channelIndex);
+    }
+
+    @Override
+    public synchronized void resumeConsumption(int channelIndex) {
+        resumedChannels.add(channelIndex);
     }
 
     @Override

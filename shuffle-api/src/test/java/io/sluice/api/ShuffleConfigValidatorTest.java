@@ -24,6 +24,30 @@ class ShuffleConfigValidatorTest {
     }
 
     @Test
+    void backoffsTooLongForMilliseconds_areReportedNotOverflowed() {
+        // Found by ShuffleConfigFuzzTest: printing the initial backoff for this problem went through a count of
+        // milliseconds, which overflowed: ArithmeticException out of problems() instead of a problem.
+        ShuffleConfig config = ShuffleConfig.fromMap(Map.of(
+                "shuffle.partition-request.initial-backoff", "100000000000000h",
+                "shuffle.partition-request.max-backoff", "1ms"));
+
+        assertEquals(List.of("shuffle.partition-request.initial-backoff: 100000000000000h is greater than"
+                + " shuffle.partition-request.max-backoff = 1ms; lower shuffle.partition-request.initial-backoff or raise"
+                + " shuffle.partition-request.max-backoff"), ShuffleConfigValidator.problems(config));
+    }
+
+    @Test
+    void longestDurationsOfEachUnit_printBackToTheSameValue() {
+        // Found by ShuffleConfigFuzzTest: 9223372036854775807us printed through a count of nanoseconds (overflow).
+        for (String text : List.of("9223372036854775807ns", "9223372036854775807us", "9223372036854775807ms",
+                "9223372036854775807s", "153722867280912930min", "2562047788015215h", "106751991167300d")) {
+            java.time.Duration value = ShuffleOptions.OUTPUT_FLUSH_INTERVAL.parse(text);
+            String printed = ShuffleOptions.OUTPUT_FLUSH_INTERVAL.format(value);
+            assertEquals(value, ShuffleOptions.OUTPUT_FLUSH_INTERVAL.parse(printed), text + " printed as " + printed);
+        }
+    }
+
+    @Test
     void misspelledKey_isReportedWithTheClosestKnownKey() {
         ShuffleConfig config = ShuffleConfig.empty().with("shuffle.memroy.total", "1g");
 

@@ -171,6 +171,36 @@ class UnionInputGateTest {
     }
 
     @Test
+    void sendTaskEventToOneChannel_reachesOnlyTheGateOwningIt_withTheGatesOwnChannelIndex() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(2);
+        ScriptedInputGate empty = new ScriptedInputGate(0);
+        ScriptedInputGate third = new ScriptedInputGate(3);
+        UnionInputGate union = new UnionInputGate(List.of(first, empty, third));
+
+        union.sendTaskEvent(3, ByteBuffer.wrap(new byte[] {5}));
+
+        assertEquals(List.of(), first.taskEventChannels());
+        assertEquals(List.of(1), third.taskEventChannels());
+        assertArrayEquals(new byte[] {5}, third.taskEvents().get(0));
+        assertThrows(IndexOutOfBoundsException.class, () -> union.sendTaskEvent(5, ByteBuffer.allocate(1)));
+    }
+
+    @Test
+    void resumeConsumption_mapsTheUnionsChannelToItsGate() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(2);
+        ScriptedInputGate second = new ScriptedInputGate(2);
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+
+        union.resumeConsumption(0);
+        union.resumeConsumption(1);
+        union.resumeConsumption(2);
+
+        assertEquals(List.of(0, 1), first.resumedChannels());
+        assertEquals(List.of(0), second.resumedChannels());
+        assertThrows(IndexOutOfBoundsException.class, () -> union.resumeConsumption(-1));
+    }
+
+    @Test
     void setup_setsUpEveryGate() throws Exception {
         ScriptedInputGate first = new ScriptedInputGate(1);
         ScriptedInputGate second = new ScriptedInputGate(1);

@@ -27,6 +27,7 @@ import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.sortmerge.BlockingReadScheduler;
 import io.sluice.netty.partition.sortmerge.SortMergeResultPartition;
+import io.sluice.netty.transport.ChannelPipelineHook;
 import io.sluice.netty.transport.ConnectionManager;
 import io.sluice.netty.transport.TransportMetrics;
 import org.slf4j.Logger;
@@ -84,6 +85,12 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     private ShuffleMetrics finalMetrics; // guarded by lock
 
     NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config) {
+        this(context, config, ChannelPipelineHook.NONE);
+    }
+
+    /** @param pipelineHook sees the transport's channels (a test and tool seam, see {@link NettyShuffleEnvironmentBuilder}) */
+    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config,
+                            ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
         // First: an unwritable directory fails the environment before it takes any memory.
@@ -100,7 +107,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.timer.setRemoveOnCancelPolicy(true);
         this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifications = NotificationExecutor.create(context.resourceId().value());
-        this.connectionManager = new ConnectionManager(context, config, partitionManager);
+        this.connectionManager = new ConnectionManager(context, config, partitionManager, pipelineHook);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager);
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
@@ -328,6 +335,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         throw new IllegalArgumentException("shuffle descriptor " + descriptor + " of partition "
                 + descriptor.partitionId() + " was not made by the Netty shuffle master (it is a "
                 + descriptor.getClass().getName() + "); use the ShuffleMaster of the same ShuffleServiceFactory");
+    }
+
+    /** The environment's network memory; internal, for {@link NettyShuffleEnvironmentBuilder#networkBufferPool}. */
+    NetworkBufferPool networkBufferPool() {
+        return networkBufferPool;
     }
 
     @Override

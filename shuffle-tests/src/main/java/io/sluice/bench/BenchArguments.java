@@ -85,7 +85,7 @@ final class BenchArguments {
             }
         }
         if (values.containsKey(BenchOption.HELP)) {
-            return new BenchOptions(command, true, 0, 0, 0, null, ShuffleConfig.empty(), null, ProgressMode.OFF,
+            return new BenchOptions(command, true, 0, 0, 0, null, ShuffleConfig.empty(), null, null, ProgressMode.OFF,
                     false, null, null, false);
         }
         return typed(command, values, conf);
@@ -103,14 +103,27 @@ final class BenchArguments {
         }
         int environments = command == Command.RUN ? intValue(values, BenchOption.ENVIRONMENTS, 1, MAX_ENVIRONMENTS) : 1;
         Workload workload = workload(values, producers, consumers);
-        Duration timeout = duration(values, BenchOption.TIMEOUT);
-        if (timeout.isZero()) {
-            throw new UsageException(BenchOption.TIMEOUT.flag() + " must be longer than 0, e.g. --timeout 5min");
+        Duration timeout = timeout(values, workload);
+        Duration sampleInterval = duration(values, BenchOption.SAMPLE_INTERVAL);
+        if (sampleInterval.isZero()) {
+            throw new UsageException(BenchOption.SAMPLE_INTERVAL.flag() + " must be longer than 0, e.g. --sample-interval 1min");
         }
         ProgressMode progress = enumValue(values, BenchOption.PROGRESS);
         String bind = values.getOrDefault(BenchOption.BIND, BenchOption.BIND.defaultText());
         return new BenchOptions(command, false, producers, consumers, environments, workload, config, timeout,
-                progress, values.containsKey(BenchOption.JSON), bind, ticket, blocking(values));
+                sampleInterval, progress, values.containsKey(BenchOption.JSON), bind, ticket, blocking(values));
+    }
+
+    /** A timed run brings its own deadline: without --timeout it gets its duration plus the default timeout. */
+    private static Duration timeout(Map<BenchOption, String> values, Workload workload) throws UsageException {
+        if (!values.containsKey(BenchOption.TIMEOUT)) {
+            return workload.timed() ? workload.duration().plus(BenchOptions.DEFAULT_TIMEOUT) : BenchOptions.DEFAULT_TIMEOUT;
+        }
+        Duration timeout = duration(values, BenchOption.TIMEOUT);
+        if (timeout.isZero()) {
+            throw new UsageException(BenchOption.TIMEOUT.flag() + " must be longer than 0, e.g. --timeout 5min");
+        }
+        return timeout;
     }
 
     private static void addConf(String value, Map<String, String> conf) throws UsageException {

@@ -14,6 +14,7 @@ import java.time.Duration;
  * @param workload what the producers generate, and how much
  * @param shuffleConfig the library configuration of every environment
  * @param timeout how long the run may take
+ * @param sampleInterval how often the soak sampler takes a sample
  * @param progress how progress is shown
  * @param json true for a JSON summary
  * @param bindAddress where serve's data port listens
@@ -22,8 +23,11 @@ import java.time.Duration;
  */
 record BenchOptions(Command command, boolean help, int producers, int consumers, int environments,
                     Workload workload, ShuffleConfig shuffleConfig, Duration timeout,
-                    ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket,
+                    Duration sampleInterval, ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket,
                     boolean blocking) {
+
+    /** Without --timeout, a run gets this long; a timed run gets its duration plus this. */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);
 
     /** @return producer-consumer pairs, each one channel of records */
     int channels() {

@@ -101,13 +101,23 @@ public final class Environments implements AutoCloseable {
         return text.toString();
     }
 
-    private int segmentsInUse() {
+    /** @return network buffers in use now, over every environment; any thread */
+    int segmentsInUse() {
         int inUse = 0;
         for (ShuffleEnvironment environment : environments) {
             ShuffleMetrics metrics = environment.metrics();
             inUse += metrics.totalSegments() - metrics.availableSegments();
         }
         return inUse;
+    }
+
+    /** @return open data connections now, over every environment (both ends of one counted twice); any thread */
+    int openConnections() {
+        int open = 0;
+        for (ShuffleEnvironment environment : environments) {
+            open += environment.metrics().openConnections();
+        }
+        return open;
     }
 
     /** Closes every environment; idempotent like each environment's close. */

@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * Writes one JSON object, member by member, in the order added. Enough JSON for a summary:
- * strings, whole and decimal numbers, null, and nested objects. Used by one thread.
+ * strings, whole and decimal numbers, booleans, arrays of whole numbers, null, and nested objects. Used by one thread.
  */
 final class JsonObject {
 
@@ -29,6 +29,22 @@ final class JsonObject {
     /** @return this, with a whole-number member */
     JsonObject put(String name, long value) {
         name(name).append(value);
+        return this;
+    }
+
+    /** @return this, with a boolean member */
+    JsonObject put(String name, boolean value) {
+        name(name).append(value);
+        return this;
+    }
+
+    /** @return this, with an array of whole numbers */
+    JsonObject put(String name, long[] values) {
+        StringBuilder text = name(name).append('[');
+        for (int i = 0; i < values.length; i++) {
+            text.append(i == 0 ? "" : ",").append(values[i]);
+        }
+        text.append(']');
         return this;
     }
 

@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * The sluice-bench command line: {@code run} (the default), {@code serve}, {@code consume},
- * {@code jmh}; see {@link Usage}. Exit status 0 when every record arrived intact, 1 when the
+ * {@code jmh}, {@code chaos}; see {@link Usage}. Exit status 0 when every record arrived intact, 1 when the
  * run failed, 2 for a wrong command line.
  */
 public final class Main {
@@ -46,6 +46,9 @@ public final class Main {
         if (args.length > 0 && (args[0].equals("help") || args[0].equals("-h"))) {
             out.print(Usage.text(Command.RUN));
             return EXIT_PASS;
+        }
+        if (args.length > 0 && args[0].equals("chaos")) {
+            return ChaosCommand.run(Arrays.copyOfRange(args, 1, args.length), out, err);
         }
         BenchOptions options;
         try {

@@ -31,8 +31,9 @@ final class MeasuredRun {
      * @param wallNanos from the start of the tasks to the end of the epilogue
      * @param memory the memory peaks
      * @param buffersNotReturned network buffers still in use after everything closed
+     * @param soak the soak samples taken during the run
      */
-    record Outcome(Throwable failure, long wallNanos, MemoryPeak memory, int buffersNotReturned) {
+    record Outcome(Throwable failure, long wallNanos, MemoryPeak memory, int buffersNotReturned, SoakReport soak) {
     }
 
     /** Releases after the last close may finish on other threads; this long they may take. */
@@ -58,7 +59,8 @@ final class MeasuredRun {
         long start = System.nanoTime();
         long deadline = start + options.timeout().toNanos();
         ProgressPrinter printer = new ProgressPrinter(err, options.progress().resolve(), bytesDone, options.workload(), start);
-        RunMonitor monitor = new RunMonitor(printer, new MemorySampler(environments.all(), segmentSize));
+        SoakRecorder soak = new SoakRecorder(new ResourceSampler(environments), err, start, options.sampleInterval());
+        RunMonitor monitor = new RunMonitor(printer, new MemorySampler(environments.all(), segmentSize), soak);
         TaskGroup group = new TaskGroup(tasks);
         Throwable failure;
         long end;
@@ -77,7 +79,7 @@ final class MeasuredRun {
             failure = new IllegalStateException(notReturned + " network buffers still in use after every writer and gate"
                     + " closed and every partition was consumed (" + environments.describeSegmentsInUse() + ")");
         }
-        return new Outcome(failure, end - start, monitor.peak(), notReturned);
+        return new Outcome(failure, end - start, monitor.peak(), notReturned, monitor.soak());
     }
 
     /**

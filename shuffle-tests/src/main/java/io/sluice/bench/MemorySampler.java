@@ -60,7 +60,8 @@ final class MemorySampler {
                 peakDirect, processPeakRss());
     }
 
-    private static BufferPoolMXBean directPool() {
+    /** @return the JVM's "direct" buffer pool, or null where the JVM has none */
+    static BufferPoolMXBean directPool() {
         for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
             if (pool.getName().equals("direct")) {
                 return pool;

@@ -9,7 +9,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The monitor thread of a run: prints progress and samples memory until closed.
+ * The monitor thread of a run: prints progress, samples memory for the peaks and takes the soak
+ * samples until closed.
  * Started and closed by the main thread.
  */
 final class RunMonitor implements AutoCloseable {
@@ -17,6 +18,7 @@ final class RunMonitor implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ProgressPrinter printer;
     private final MemorySampler sampler;
+    private final SoakRecorder soak;
     private final List<ScheduledFuture<?>> jobs = new ArrayList<>();
 
     /**
@@ -24,16 +26,20 @@ final class RunMonitor implements AutoCloseable {
      *
      * @param printer the progress line, ticked at its interval
      * @param sampler the memory sampler, sampled every {@link MemorySampler#INTERVAL_MILLIS} ms
+     * @param soak the soak recorder, sampled every {@link SoakRecorder#interval()}, first one interval after the start
      */
-    RunMonitor(ProgressPrinter printer, MemorySampler sampler) {
+    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak) {
         this.printer = printer;
         this.sampler = sampler;
+        this.soak = soak;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "sluice-bench-monitor");
             thread.setDaemon(true);
             return thread;
         });
         jobs.add(scheduler.scheduleAtFixedRate(sampler::sample, 0, MemorySampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
+        long soakMillis = soak.interval().toMillis();
+        jobs.add(scheduler.scheduleAtFixedRate(soak::sample, soakMillis, soakMillis, TimeUnit.MILLISECONDS));
         if (printer.interval() != null) {
             long millis = printer.interval().toMillis();
             jobs.add(scheduler.scheduleAtFixedRate(printer::tick, millis, millis, TimeUnit.MILLISECONDS));
@@ -43,6 +49,11 @@ final class RunMonitor implements AutoCloseable {
     /** @return the memory peaks; call after {@link #close()} */
     MemoryPeak peak() {
         return sampler.peak();
+    }
+
+    /** @return the soak series; call after {@link #close()} */
+    SoakReport soak() {
+        return soak.report();
     }
 
     /**

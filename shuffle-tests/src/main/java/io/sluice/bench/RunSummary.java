@@ -15,10 +15,19 @@ package io.sluice.bench;
  * @param memory memory peaks
  * @param buffersNotReturned network buffers still in use after everything closed (a leak when above 0)
  * @param failure why the run failed, or null when it passed
+ * @param soak the soak samples ({@link SoakReport#NONE} when none were taken)
  */
 record RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
                   long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
-                  int buffersNotReturned, String failure) {
+                  int buffersNotReturned, String failure, SoakReport soak) {
+
+    /** A summary without soak samples. */
+    RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
+               long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
+               int buffersNotReturned, String failure) {
+        this(command, shape, producers, consumers, recordSizes, bytes, records, wallNanos, latency, memory,
+                buffersNotReturned, failure, SoakReport.NONE);
+    }
 
     /** @return true when every record arrived intact and nothing leaked */
     boolean passed() {

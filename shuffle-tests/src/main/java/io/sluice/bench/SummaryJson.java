@@ -48,6 +48,36 @@ final class SummaryJson {
                         .put("directPeakBytes", memory.directPeakBytes())
                         .put("processPeakRssBytes", memory.processPeakRssBytes()))
                 .put("buffersNotReturned", summary.buffersNotReturned());
+        if (!summary.soak().samples().isEmpty()) { // a run shorter than --sample-interval has no soak series
+            json.put("soak", soak(summary.soak()));
+        }
         return json + "\n";
+    }
+
+    /** The series, one array per quantity, index i of each from sample i; then the verdict of each. */
+    private static JsonObject soak(SoakReport soak) {
+        long[] elapsedSeconds = soak.series(sample -> Math.round(sample.elapsedNanos() / NANOS_PER_SECOND));
+        JsonObject series = new JsonObject()
+                .put("elapsedSeconds", elapsedSeconds)
+                .put("directBytes", soak.series(ResourceSample::directBytes))
+                .put("nettyDirectBytes", soak.series(ResourceSample::nettyDirectBytes))
+                .put("heapAfterGcBytes", soak.series(ResourceSample::heapAfterGcBytes))
+                .put("segmentsInUse", soak.series(sample -> sample.segmentsInUse()))
+                .put("openConnections", soak.series(sample -> sample.openConnections()));
+        JsonObject trends = new JsonObject();
+        for (SeriesTrend trend : soak.trends()) {
+            trends.put(trend.name(), new JsonObject()
+                    .put("judged", trend.judged())
+                    .put("flat", trend.flat())
+                    .put("baseline", trend.baseline())
+                    .put("laterMax", trend.laterMax())
+                    .put("allowed", trend.allowed()));
+        }
+        return new JsonObject()
+                .put("intervalSeconds", soak.interval().toMillis() / 1e3)
+                .put("sampleCount", soak.samples().size())
+                .put("series", series)
+                .put("flatAfterWarmUp", trends)
+                .put("allFlat", soak.allFlat());
     }
 }

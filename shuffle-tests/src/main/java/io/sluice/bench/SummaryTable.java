@@ -42,6 +42,13 @@ final class SummaryTable {
         if (memory.processPeakRssBytes() >= 0) {
             row(text, "process peak RSS", Units.mebibytes(memory.processPeakRssBytes()));
         }
+        SoakReport soak = summary.soak();
+        if (!soak.samples().isEmpty()) {
+            row(text, "soak samples", soak.samples().size() + ", one every " + Units.seconds(soak.interval().toNanos()));
+            for (SeriesTrend trend : soak.trends()) {
+                row(text, "  " + trend.name(), trend.describe());
+            }
+        }
         text.append(summary.verdict()).append('\n');
         return text.toString();
     }

@@ -24,6 +24,7 @@ final class Usage {
             line(text, "  sluice-bench " + (each == Command.RUN ? "[run]" : each.word()) + " [OPTIONS]", each.summary());
         }
         line(text, "  sluice-bench jmh [JMH OPTIONS]", "run the JMH benchmarks; 'jmh -h' lists JMH's options, 'jmh -l' the benchmarks");
+        line(text, "  sluice-bench chaos [--seeds N] [--start S] | --seed S", "seeded fault injection; 'chaos --help' explains");
         text.append("\nOptions of '").append(command.word()).append("'")
             .append(command == Command.RUN ? " (see 'serve --help' and 'consume --help' for theirs)" : "").append(":\n");
         for (BenchOption option : BenchOption.values()) {

@@ -29,6 +29,7 @@ class BenchArgumentsTest {
         assertEquals(1, options.workload().seed());
         assertNull(options.workload().corrupt());
         assertEquals(Duration.ofMinutes(10), options.timeout());
+        assertEquals(Duration.ofMinutes(1), options.sampleInterval());
         assertEquals(ProgressMode.AUTO, options.progress());
         assertFalse(options.json());
         assertTrue(options.shuffleConfig().toMap().isEmpty(), "library defaults apply: " + options.shuffleConfig());
@@ -173,6 +174,25 @@ class BenchArgumentsTest {
         assertUsageStartsWith("--record-size: 'big' is not a byte size", "--record-size", "big");
         assertUsage("--record-size: 10 bytes is too small: every record carries a 24-byte header (channel, sequence, "
                 + "timestamp, checksum), so use at least 24", "--record-size", "10:1,100:1");
+    }
+
+    @Test
+    void timedRunWithoutTimeout_bringsItsOwnDeadline_durationPlusTenMinutes() throws Exception {
+        BenchOptions hour = BenchArguments.parse(new String[] {"--duration", "1h"});
+        BenchOptions explicit = BenchArguments.parse(new String[] {"--duration", "1h", "--timeout", "5min"});
+        BenchOptions consume = BenchArguments.parse(new String[] {"consume", "--duration", "20min", "--connect", "h:1",
+            "--producer-id", "p", "--partitions", "0123456789abcdef0123456789abcdef", "--subpartitions", "2"});
+
+        assertEquals(Duration.ofMinutes(70), hour.timeout());
+        assertEquals(Duration.ofMinutes(5), explicit.timeout(), "an explicit --timeout still wins");
+        assertEquals(Duration.ofMinutes(30), consume.timeout());
+        assertTrue(Usage.text(Command.RUN).contains("with --duration: the duration + 10min"), Usage.text(Command.RUN));
+    }
+
+    @Test
+    void sampleInterval_isReadAndMustBePositive() throws Exception {
+        assertEquals(Duration.ofSeconds(1), BenchArguments.parse(new String[] {"--sample-interval", "1s"}).sampleInterval());
+        assertUsage("--sample-interval must be longer than 0, e.g. --sample-interval 1min", "--sample-interval", "0");
     }
 
     @Test

@@ -18,6 +18,21 @@ final class JsonFields {
         return m.group(1);
     }
 
+    /** @return the whole-number array member {@code name} (the first one of that name) */
+    static long[] numbers(String json, String name) {
+        Matcher m = Pattern.compile("\"" + name + "\":\\[([-\\d,]*)]").matcher(json);
+        assertTrue(m.find(), name + " in " + json);
+        if (m.group(1).isEmpty()) {
+            return new long[0];
+        }
+        String[] parts = m.group(1).split(",");
+        long[] values = new long[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            values[i] = Long.parseLong(parts[i]);
+        }
+        return values;
+    }
+
     /** @return the whole-number member {@code name} (the first one of that name) */
     static long number(String json, String name) {
         Matcher m = Pattern.compile("\"" + name + "\":(-?\\d+)[,}]").matcher(json);

@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -71,6 +72,45 @@ class LocalRunRuntimeTest {
         assertEquals(Main.EXIT_PASS, run("--duration", "3s", "--progress", "plain", "--record-size", "1k"), text(out));
 
         assertTrue(text(err).startsWith("progress "), text(err));
+    }
+
+    @Test
+    void soakSampling_printsEverySampleAndWritesTheSeriesToJson() {
+        int status = run("--duration", "4s", "--sample-interval", "1s", "--record-size", "1k", "--json", "--progress", "off");
+
+        String json = text(out);
+        String lines = text(err);
+        assertEquals(Main.EXIT_PASS, status, json + lines);
+        long samples = JsonFields.number(json, "sampleCount");
+        assertTrue(samples >= 2, "a sample every second of a 4-second run: " + json);
+        assertEquals(samples, lines.lines().filter(line -> line.startsWith("sample ")).count(), lines);
+        assertTrue(lines.contains("sample 1 at 0:0"), lines);
+        assertEquals(1, JsonFields.number(json, "intervalSeconds"));
+        String series = json.substring(json.indexOf("\"series\""));
+        // Two environments over TCP: every sample during the run sees the consumers' connections and direct memory.
+        for (long connections : JsonFields.numbers(series, "openConnections")) {
+            assertTrue(connections > 0, series);
+        }
+        for (long direct : JsonFields.numbers(series, "directBytes")) {
+            assertTrue(direct > 0, series);
+        }
+        assertEquals(samples, JsonFields.numbers(series, "segmentsInUse").length);
+        assertEquals(samples, JsonFields.numbers(series, "heapAfterGcBytes").length);
+        assertTrue(json.contains("\"flatAfterWarmUp\":{\"directBytes\":{\"judged\":"), json);
+    }
+
+    @Test
+    void abortedTimedRun_stopsItsProducersPromptly() {
+        // --duration 1h, --timeout 2s: the timeout aborts the run; the producers must end with the abort
+        // instead of writing into their closed writers until the hour is over.
+        int status = run("--duration", "1h", "--timeout", "2s", "--record-size", "1k", "--json", "--progress", "off");
+
+        String json = text(out);
+        assertEquals(Main.EXIT_FAIL, status, json);
+        String failure = JsonFields.string(json, "failure");
+        assertTrue(failure.startsWith("TimeoutException: not finished within 2.00 s (--timeout)"), failure);
+        assertFalse(failure.contains("still running"), failure);
+        assertEquals(0, JsonFields.number(json, "buffersNotReturned"), json);
     }
 
     private int run(String... args) {

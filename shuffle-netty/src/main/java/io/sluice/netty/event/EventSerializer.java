@@ -29,7 +29,12 @@ public final class EventSerializer {
         /** The producer has finished this subpartition: no data follows. Never handed to the engine. */
         END_OF_PARTITION((byte) 0),
         /** An engine's event from {@code broadcastEvent}; its payload follows the tag. */
-        USER_EVENT((byte) 1);
+        USER_EVENT((byte) 1),
+        /**
+         * An engine's event from {@code broadcastBlockingEvent}; its payload follows the tag. Handed to the engine
+         * like a user event; the subpartition that sent it sends nothing more until its consumer resumes it.
+         */
+        BLOCKING_USER_EVENT((byte) 2);
 
         private final byte tag;
 
@@ -58,9 +63,22 @@ public final class EventSerializer {
      * limit are left as they were. The caller owns its one reference.
      */
     public static Buffer userEvent(ByteBuffer payload) {
+        return taggedEvent(EventType.USER_EVENT, payload);
+    }
+
+    /**
+     * A new blocking user event buffer (see {@link EventType#BLOCKING_USER_EVENT}) holding a copy of
+     * {@code payload}'s remaining bytes; {@code payload}'s position and limit are left as they were. The caller owns
+     * its one reference.
+     */
+    public static Buffer blockingUserEvent(ByteBuffer payload) {
+        return taggedEvent(EventType.BLOCKING_USER_EVENT, payload);
+    }
+
+    private static Buffer taggedEvent(EventType type, ByteBuffer payload) {
         int length = payload.remaining();
         byte[] bytes = new byte[TAG_BYTES + length];
-        bytes[0] = EventType.USER_EVENT.tag();
+        bytes[0] = type.tag();
         payload.duplicate().get(bytes, TAG_BYTES, length);
         return new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, bytes.length);
     }
@@ -83,14 +101,22 @@ public final class EventSerializer {
                 return EventType.END_OF_PARTITION;
             case 1:
                 return EventType.USER_EVENT;
+            case 2:
+                return EventType.BLOCKING_USER_EVENT;
             default:
-                throw new IllegalArgumentException("unknown event tag " + tag + " (known: 0 end-of-partition, 1 user event)");
+                throw new IllegalArgumentException("unknown event tag " + tag
+                        + " (known: 0 end-of-partition, 1 user event, 2 blocking user event)");
         }
     }
 
     /** True when {@code buffer} is an end-of-partition event. */
     public static boolean isEndOfPartition(Buffer buffer) {
         return !buffer.isBuffer() && typeOf(buffer) == EventType.END_OF_PARTITION;
+    }
+
+    /** True when {@code buffer} is a blocking user event. */
+    public static boolean isBlockingEvent(Buffer buffer) {
+        return !buffer.isBuffer() && typeOf(buffer) == EventType.BLOCKING_USER_EVENT;
     }
 
     /** A fresh view of a user event's payload (the bytes after the tag); shares the buffer's memory. */

@@ -63,6 +63,9 @@ public abstract class InputChannel {
     /** Sends a task event to the producer of this channel's partition. */
     abstract void sendTaskEvent(ByteBuffer event) throws IOException;
 
+    /** Lets the producer's subpartition send again after a blocking event; consumer thread. */
+    abstract void resumeConsumption() throws IOException;
+
     /** Releases everything the channel holds; idempotent; any thread. */
     abstract void releaseAllResources();
 

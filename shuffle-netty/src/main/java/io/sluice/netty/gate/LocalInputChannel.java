@@ -161,6 +161,18 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
     }
 
     @Override
+    void resumeConsumption() {
+        ResultSubpartitionView current;
+        synchronized (requestLock) {
+            current = view;
+        }
+        if (current != null) {
+            // The view tells this channel (notifyDataAvailable) when data behind the blocking event is readable.
+            current.resumeConsumption();
+        }
+    }
+
+    @Override
     public void notifyDataAvailable() {
         notifyChannelNonEmpty();
     }

@@ -394,6 +394,20 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         current.sendTaskEvent(partitionId, event, this);
     }
 
+    @Override
+    void resumeConsumption() {
+        PartitionRequestClient current;
+        synchronized (requestLock) {
+            current = client;
+        }
+        if (current == null) {
+            // Not connected yet (so nothing blocked it) or released (the producer no longer serves it).
+            LOG.debug("Resume of {} ignored: it is not connected", this);
+            return;
+        }
+        current.resumeConsumption(this);
+    }
+
     // ------------------------------------------------------------------------------------------------------------
     // Credit and recycling
     // ------------------------------------------------------------------------------------------------------------

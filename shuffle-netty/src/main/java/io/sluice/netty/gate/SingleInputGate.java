@@ -231,6 +231,24 @@ public final class SingleInputGate implements InputGate {
     }
 
     @Override
+    public void sendTaskEvent(int channelIndex, ByteBuffer event) throws IOException {
+        channelAt(channelIndex).sendTaskEvent(event.duplicate());
+    }
+
+    @Override
+    public void resumeConsumption(int channelIndex) throws IOException {
+        channelAt(channelIndex).resumeConsumption();
+    }
+
+    private InputChannel channelAt(int channelIndex) {
+        if (channelIndex < 0 || channelIndex >= channels.length) {
+            throw new IndexOutOfBoundsException("gate of " + ownerName() + " has " + channels.length
+                    + " channels; channel " + channelIndex + " does not exist");
+        }
+        return channels[channelIndex];
+    }
+
+    @Override
     public void close() {
         CompletableFuture<Void> toComplete;
         synchronized (lock) {

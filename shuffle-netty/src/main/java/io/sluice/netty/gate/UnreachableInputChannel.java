@@ -46,6 +46,11 @@ public final class UnreachableInputChannel extends InputChannel {
     }
 
     @Override
+    void resumeConsumption() {
+        // Never set up, so never blocked: nothing to resume.
+    }
+
+    @Override
     void releaseAllResources() {
     }
 

@@ -55,6 +55,11 @@ public final class PipelinedSubpartition {
     /** The partition was told this subpartition needs nothing more (read to its end, or its reader left). */
     private boolean doneReported; // guarded by lock
     private int sequenceNumber; // reader thread only
+    /**
+     * The reader took a blocking event and has not resumed yet: nothing is readable until
+     * {@link #resumeConsumption()}. A second axis beside {@link State}: an OPEN or FINISHED queue may be blocked.
+     */
+    private boolean blockedByEvent; // guarded by lock
 
     PipelinedSubpartition(ResultPartition parent, int index) {
         this.parent = parent;
@@ -178,6 +183,10 @@ public final class PipelinedSubpartition {
             if (state == State.RELEASED) {
                 return null;
             }
+            if (blockedByEvent) {
+                readerNotified = false;
+                return null;
+            }
             Buffer buffer = null;
             boolean priority = false;
             BufferConsumer priorityEvent = priorityEvents.poll();
@@ -217,10 +226,14 @@ public final class PipelinedSubpartition {
                 return null;
             }
             if (!buffer.isBuffer()) {
-                if (!priority && EventSerializer.isEndOfPartition(buffer)) {
+                EventSerializer.EventType type = EventSerializer.typeOf(buffer);
+                if (!priority && type == EventSerializer.EventType.END_OF_PARTITION) {
                     readToEnd = true;
                 } else {
                     queuedUserEvents--;
+                    if (!priority && type == EventSerializer.EventType.BLOCKING_USER_EVENT) {
+                        blockedByEvent = true;
+                    }
                 }
             }
             boolean moreAvailable = isDataAvailableUnsafe();
@@ -230,6 +243,31 @@ public final class PipelinedSubpartition {
             }
             return new BufferAndBacklog(buffer, moreAvailable, getBuffersInBacklogUnsafe(), nextIsEventUnsafe(),
                     priority, sequenceNumber++);
+        }
+    }
+
+    /**
+     * Unblocks the queue after a blocking event (see {@link io.sluice.api.InputGate#resumeConsumption(int)}); the
+     * reader is told when something is readable. A queue that is not blocked ignores the call. Any thread.
+     */
+    void resumeConsumption() {
+        BufferAvailabilityListener listener;
+        synchronized (lock) {
+            if (!blockedByEvent) {
+                return;
+            }
+            blockedByEvent = false;
+            listener = listenerToNotifyLocked();
+        }
+        if (listener != null) {
+            listener.notifyDataAvailable();
+        }
+    }
+
+    /** Whether the reader took a blocking event and has not resumed since. */
+    boolean isBlockedByEvent() {
+        synchronized (lock) {
+            return blockedByEvent;
         }
     }
 
@@ -376,10 +414,16 @@ public final class PipelinedSubpartition {
     }
 
     private boolean isDataAvailableUnsafe() {
+        if (blockedByEvent) {
+            return false;
+        }
         return !priorityEvents.isEmpty() || flushRequested || getNumberOfFinishedBuffersUnsafe() > 0;
     }
 
     private boolean nextIsEventUnsafe() {
+        if (blockedByEvent) {
+            return false;
+        }
         if (!priorityEvents.isEmpty()) {
             return true;
         }

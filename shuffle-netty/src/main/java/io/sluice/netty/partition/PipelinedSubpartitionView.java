@@ -41,6 +41,13 @@ final class PipelinedSubpartitionView implements ResultSubpartitionView {
     }
 
     @Override
+    public void resumeConsumption() {
+        if (!released.get()) {
+            parent.resumeConsumption();
+        }
+    }
+
+    @Override
     public void releaseAllResources() {
         if (released.compareAndSet(false, true)) {
             parent.onViewReleased();

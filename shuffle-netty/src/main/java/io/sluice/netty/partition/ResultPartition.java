@@ -215,6 +215,21 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
      */
     @Override
     public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
+        queueEvent(event, priority, false);
+    }
+
+    /**
+     * Like a non-priority {@link #broadcastEvent}, bounded the same way; each subpartition blocks once its reader
+     * takes the event, until that reader resumes.
+     *
+     * @throws ShuffleException when the partition is or gets released, as {@link #emitRecord}
+     */
+    @Override
+    public void broadcastBlockingEvent(ByteBuffer event) throws IOException {
+        queueEvent(event, false, true);
+    }
+
+    private void queueEvent(ByteBuffer event, boolean priority, boolean blocking) throws IOException {
         int size = event.remaining();
         if (size > MAX_EVENT_BYTES) {
             throw new ShuffleException("event of " + size + " bytes for partition " + partitionId + " of " + ownerName
@@ -239,7 +254,8 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
                     // Records after the event go into a new buffer behind it: order is kept.
                     finishBuilder(i);
                 }
-                subpartitions[i].add(new BufferConsumer(EventSerializer.userEvent(event)), priority);
+                subpartitions[i].add(new BufferConsumer(blocking ? EventSerializer.blockingUserEvent(event)
+                        : EventSerializer.userEvent(event)), priority);
             }
             if (state == State.RELEASED) {
                 // Released while the event was being queued: some subpartitions may not have it.
@@ -421,11 +437,13 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     /** Bytes written into buffers so far, framing included. */
+    @Override
     public long bytesOut() {
         return bytesOut.get();
     }
 
     /** Buffers finished so far. */
+    @Override
     public long buffersOut() {
         return buffersOut.get();
     }

@@ -24,6 +24,12 @@ public interface ResultSubpartitionView {
     /** Finished data buffers queued now; an unsynchronized estimate for announcements. */
     int unsynchronizedGetBacklog();
 
+    /**
+     * Lets the subpartition send again after the blocking event its reader took; ignored when it is not blocked.
+     * Any thread.
+     */
+    void resumeConsumption();
+
     /** Releases this view and, unless the subpartition was read to its end, the subpartition's queued data. */
     void releaseAllResources();
 

@@ -26,6 +26,9 @@ import java.nio.ByteBuffer;
  * so that the client handler can cancel the request; the frames after it decode normally. An empty payload takes
  * no buffer. Ownership of a filled buffer passes with the response to the next handler.
  *
+ * <p>An event's payload must be a valid event ({@link EventSerializer}: at least its type tag, and a known one); an
+ * empty event or an unknown tag is a protocol violation like a bad header.
+ *
  * <p>A protocol violation raises {@link CorruptFrameException}; from then on everything received is discarded and
  * the installer is expected to close the connection. When the channel closes or the handler is removed, a
  * half-filled buffer is recycled and the accumulation ByteBufs are released.
@@ -200,6 +203,10 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
             checkCodec(header);
         }
         if (bufferSize == 0) {
+            if (!header.dataType().isBuffer()) {
+                throw new CorruptFrameException(header + " is empty, but every event carries at least its "
+                        + EventSerializer.TAG_BYTES + "-byte type tag");
+            }
             deliver(ctx, header);
             return;
         }
@@ -244,6 +251,9 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         }
         Buffer filled = target;
         filled.setSize(targetView.capacity());
+        if (!filled.isBuffer()) {
+            checkEvent(filled); // while still the target: a corrupt event is recycled with the partial frame
+        }
         target = null;
         targetView = null;
         deliver(ctx, pendingResponse.withBuffer(filled));
@@ -283,6 +293,15 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
             metrics.onDecompressed(wireSize, size);
         }
         deliver(ctx, pendingResponse.withDecompressedBuffer(filled));
+    }
+
+    /** Rejects an event whose payload does not start with a known event tag: no consumer could read it. */
+    private void checkEvent(Buffer event) {
+        try {
+            EventSerializer.typeOf(event);
+        } catch (IllegalArgumentException e) {
+            throw new CorruptFrameException(pendingResponse + " does not carry a valid event: " + e.getMessage(), e);
+        }
     }
 
     private void skipPayload(ChannelHandlerContext ctx, ByteBuf in) {

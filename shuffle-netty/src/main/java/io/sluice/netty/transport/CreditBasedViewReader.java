@@ -150,6 +150,13 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
                 + ") was released by its producer before it was read to its end");
     }
 
+    /** Unblocks the view after the blocking event it sent. Event loop. */
+    void resumeConsumption() {
+        if (view != null && !released) {
+            view.resumeConsumption();
+        }
+    }
+
     /** Releases the view (the consumer is gone or done). Event loop; idempotent. */
     void release() {
         if (released) {

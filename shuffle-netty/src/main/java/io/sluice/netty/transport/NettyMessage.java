@@ -8,7 +8,7 @@ import io.netty.buffer.ByteBuf;
  * {@link ClientMessageDecoder} take it out again.
  *
  * <p>Client to server: {@link PartitionRequest}, {@link AddCredit}, {@link CancelPartitionRequest},
- * {@link CloseRequest}, {@link TaskEventRequest}. Server to client: {@link BufferResponse}, {@link ErrorResponse}.
+ * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}. Server to client: {@link BufferResponse}, {@link ErrorResponse}.
  * The hierarchy is closed (package-private constructor).
  */
 public abstract class NettyMessage {

@@ -92,6 +92,18 @@ public final class PartitionRequestClient {
                 });
     }
 
+    /** Tells the producer that {@code inputChannel} resumes after a blocking event. */
+    public void resumeConsumption(RemoteInputChannel inputChannel) {
+        channel.writeAndFlush(new ResumeConsumption(inputChannel.inputChannelId()))
+                .addListener((ChannelFutureListener) future -> {
+                    if (!future.isSuccess()) {
+                        inputChannel.onError(new TransportException("sending resume-consumption for "
+                                + inputChannel + " to " + connectionId + " failed: " + future.cause(),
+                                connectionId.address(), future.cause()));
+                    }
+                });
+    }
+
     /**
      * A channel lets go of this connection. The last one closes it (CloseRequest, then close); another one sends
      * a CancelPartitionRequest when {@code cancel} (the producer is still sending to it).

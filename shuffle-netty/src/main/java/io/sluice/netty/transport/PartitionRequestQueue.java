@@ -139,6 +139,21 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         writeAndFlush();
     }
 
+    /**
+     * The receiver has processed the blocking event its reader sent: unblock the view and send what queued behind
+     * it. Event loop; unknown ids are ignored (the reader finished or was cancelled meanwhile).
+     */
+    void resumeConsumption(InputChannelId receiverId) {
+        assert ctx.executor().inEventLoop();
+        CreditBasedViewReader reader = allReaders.get(receiverId);
+        if (reader == null) {
+            return;
+        }
+        reader.resumeConsumption();
+        enqueueIfAvailable(reader);
+        writeAndFlush();
+    }
+
     /** Sends what a reader has now that its view is attached. Event loop. */
     void onViewAttached(CreditBasedViewReader reader) {
         if (fileRegions) {

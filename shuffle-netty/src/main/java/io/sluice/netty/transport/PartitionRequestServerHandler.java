@@ -48,6 +48,8 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
             onPartitionRequest(ctx, request);
         } else if (msg instanceof AddCredit addCredit) {
             queue.addCreditOrResume(addCredit.receiverId(), addCredit.credit());
+        } else if (msg instanceof ResumeConsumption resume) {
+            queue.resumeConsumption(resume.receiverId());
         } else if (msg instanceof CancelPartitionRequest cancel) {
             queue.cancel(cancel.receiverId());
         } else if (msg instanceof CloseRequest) {
@@ -55,8 +57,10 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
             queue.releaseAllReaders();
             ctx.close();
         } else if (msg instanceof TaskEventRequest taskEvent) {
+            // Dropped when the partition is no longer registered (a consumer may acknowledge after its producer
+            // finished and was released: normal) or has no listener (logged by the partition). Debug only here.
             if (!partitionManager.publishTaskEvent(taskEvent.partitionId(), taskEvent.event())) {
-                LOG.warn("Task event from receiver {} dropped: partition {} is not registered here or has no "
+                LOG.debug("Task event from receiver {} dropped: partition {} is not registered here or has no "
                         + "listener", taskEvent.receiverId(), taskEvent.partitionId());
             }
         } else {

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * Decodes the frames a client sends to the server into {@link PartitionRequest}, {@link AddCredit},
- * {@link CancelPartitionRequest}, {@link CloseRequest} and {@link TaskEventRequest}. These messages are small, so a
+ * {@link CancelPartitionRequest}, {@link CloseRequest}, {@link TaskEventRequest} and {@link ResumeConsumption}. These messages are small, so a
  * frame is accumulated whole (at most {@code maxFrameLength} bytes) and parsed from Netty's cumulation buffer.
  *
  * <p>A frame that breaks the protocol (see {@link Frame}, plus message ids the server does not accept, and bodies
@@ -61,12 +61,13 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
 
     private static void checkAccepted(byte messageId) {
         switch (messageId) {
-            case PartitionRequest.ID, AddCredit.ID, CancelPartitionRequest.ID, CloseRequest.ID, TaskEventRequest.ID -> {
+            case PartitionRequest.ID, AddCredit.ID, CancelPartitionRequest.ID, CloseRequest.ID, TaskEventRequest.ID,
+                    ResumeConsumption.ID -> {
             }
             default -> throw new CorruptFrameException("message id " + messageId
                     + " is not a client-to-server message; expected one of " + PartitionRequest.ID + ", "
                     + AddCredit.ID + ", " + CancelPartitionRequest.ID + ", " + CloseRequest.ID + ", "
-                    + TaskEventRequest.ID);
+                    + TaskEventRequest.ID + ", " + ResumeConsumption.ID);
         }
     }
 
@@ -78,6 +79,7 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
                     Frame.readBody(body, CancelPartitionRequest::readBody, "CancelPartitionRequest");
             case CloseRequest.ID -> Frame.readBody(body, CloseRequest::readBody, "CloseRequest");
             case TaskEventRequest.ID -> Frame.readBody(body, TaskEventRequest::readBody, "TaskEventRequest");
+            case ResumeConsumption.ID -> Frame.readBody(body, ResumeConsumption::readBody, "ResumeConsumption");
             default -> throw new IllegalStateException("message id " + messageId + " passed checkAccepted");
         };
     }

@@ -60,7 +60,7 @@ class ClientMessageDecoderStreamTest {
                 assertEquals(sequenceNumber, response.sequenceNumber(), "order");
                 assertEquals(sequenceNumber % 3, response.backlog());
                 assertEquals(sequenceNumber % 5 == 4, !response.dataType().isBuffer());
-                assertPayload(TestBuffers.pattern(response.bufferSize(), sequenceNumber), response);
+                assertPayload(expectedPayload(response, sequenceNumber), response);
                 response.releaseBuffer();
                 sequenceNumber++;
             }
@@ -92,7 +92,7 @@ class ClientMessageDecoderStreamTest {
         for (int i : new int[] {0, 2, 4, 5}) {
             BufferResponse response = (BufferResponse) decoded.get(i);
             assertEquals(i, response.sequenceNumber());
-            assertPayload(TestBuffers.pattern(response.bufferSize(), i), response);
+            assertPayload(expectedPayload(response, i), response);
             response.releaseBuffer();
         }
         assertEquals("after the skipped ones", ((ErrorResponse) decoded.get(6)).message());
@@ -168,5 +168,11 @@ class ClientMessageDecoderStreamTest {
         assertFalse(client.finishAndReleaseAll());
         assertEquals(receiving.handedOut().size(), receiving.recycled());
         channels.assertNettyMemoryReleased();
+    }
+
+    /** What {@link TestBuffers} put into the data buffer or event of {@code seed}. */
+    private static byte[] expectedPayload(BufferResponse response, int seed) {
+        return response.dataType().isBuffer() ? TestBuffers.pattern(response.bufferSize(), seed)
+                : TestBuffers.eventPattern(response.bufferSize(), seed);
     }
 }

@@ -42,6 +42,7 @@ class ClientToServerMessagesTest {
                 new AddCredit(1, RECEIVER),
                 new AddCredit(Integer.MAX_VALUE, RECEIVER),
                 new CancelPartitionRequest(RECEIVER),
+                new ResumeConsumption(RECEIVER),
                 new CloseRequest(),
                 new TaskEventRequest(ByteBuffer.wrap(TestBuffers.pattern(100, 3)), PARTITION, RECEIVER),
                 new TaskEventRequest(ByteBuffer.allocate(0), PARTITION, RECEIVER));

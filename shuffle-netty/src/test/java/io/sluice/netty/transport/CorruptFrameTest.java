@@ -103,13 +103,29 @@ class CorruptFrameTest {
                 Arguments.of(frame(ErrorResponse.ID, new byte[] {0, -1, -1, -1, -1, 7, 0}),
                         "bad presence byte 7 for the partition id, expected 0 or 1"),
                 Arguments.of(frame(ErrorResponse.ID, new byte[] {2, 0, 0, 0, 50, 'x', 0, 0}),
-                        "bad string length 50: 3 bytes left in the frame"));
+                        "bad string length 50: 3 bytes left in the frame"),
+                // Found by ClientMessageDecoderFuzzTest: events that no consumer can read were delivered.
+                Arguments.of(frame(BufferResponse.ID, bufferResponseHeader(1, 3), new byte[] {9, 'a', 'b'}),
+                        "does not carry a valid event: unknown event tag 9"),
+                Arguments.of(frame(BufferResponse.ID, bufferResponseHeader(2, 0)),
+                        "is empty, but every event carries at least its 1-byte type tag"));
     }
 
     @ParameterizedTest(name = "{1}")
     @MethodSource("badClientBodies")
     void badServerMessageBody_isRejectedByTheClient(byte[] frame, String expectedMessage) {
         assertCorrupt(channels.client(new TestNetworkBufferAllocator(RECEIVER)), frame, expectedMessage);
+    }
+
+    @Test
+    void eventWithAnUnknownTag_isACorruptFrame_andItsBufferIsRecycled() {
+        TestNetworkBufferAllocator buffers = new TestNetworkBufferAllocator(RECEIVER);
+
+        assertCorrupt(channels.client(buffers), frame(BufferResponse.ID, bufferResponseHeader(2, 3),
+                new byte[] {9, 'a', 'b'}), "BufferResponse[PRIORITY_EVENT_BUFFER, 3 bytes for receiver");
+
+        assertEquals(1, buffers.eventRequests());
+        assertEquals(1, buffers.recycled(), "the event buffer taken for the payload is recycled");
     }
 
     // Issue 8 defect 5: an event frame above the event limit is refused before anything is allocated for it

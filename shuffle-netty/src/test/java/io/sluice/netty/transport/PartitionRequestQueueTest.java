@@ -408,6 +408,10 @@ class PartitionRequestQueueTest {
         }
 
         @Override
+        public void resumeConsumption() {
+        }
+
+        @Override
         public void releaseAllResources() {
             releases++;
         }

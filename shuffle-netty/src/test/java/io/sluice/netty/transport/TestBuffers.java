@@ -2,6 +2,7 @@ package io.sluice.netty.transport;
 
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.MemorySegment;
+import io.sluice.netty.event.EventSerializer;
 
 import java.nio.ByteBuffer;
 
@@ -30,9 +31,18 @@ final class TestBuffers {
         return new Buffer(segment, recycler, true, size);
     }
 
-    /** A heap event buffer holding {@code pattern(size, seed)}. */
+    /** {@code pattern(size, seed)} made a valid user event: its first byte is the user event's type tag. */
+    static byte[] eventPattern(int size, int seed) {
+        byte[] bytes = pattern(size, seed);
+        if (size > 0) {
+            bytes[0] = EventSerializer.userEvent(ByteBuffer.allocate(0)).getMemorySegment().get(0);
+        }
+        return bytes;
+    }
+
+    /** A heap event buffer holding {@code eventPattern(size, seed)}: a user event. */
     static Buffer eventBuffer(int size, int seed, CountingRecycler recycler) {
-        return new Buffer(MemorySegment.wrap(pattern(size, seed)), recycler, false, size);
+        return new Buffer(MemorySegment.wrap(eventPattern(size, seed)), recycler, false, size);
     }
 
     /** The readable bytes of {@code buffer} (copied; the buffer is unchanged). */

@@ -5,9 +5,9 @@ import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.gate.InputChannelId;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Test double for the receiving side: hands out a fresh one-segment off-heap buffer for each data payload of a known
@@ -15,7 +15,7 @@ import java.util.Set;
  */
 final class TestNetworkBufferAllocator implements NetworkBufferAllocator {
 
-    private final Set<InputChannelId> knownReceivers = new HashSet<>();
+    private final Predicate<InputChannelId> known;
     private final int segmentSize;
     private final CountingRecycler recycler = new CountingRecycler();
     private final List<Buffer> handedOut = new ArrayList<>();
@@ -27,14 +27,19 @@ final class TestNetworkBufferAllocator implements NetworkBufferAllocator {
     }
 
     TestNetworkBufferAllocator(int segmentSize, InputChannelId... knownReceivers) {
+        this(segmentSize, Set.of(knownReceivers)::contains);
+    }
+
+    /** @param known which receivers get a buffer for their data; the others get null */
+    TestNetworkBufferAllocator(int segmentSize, Predicate<InputChannelId> known) {
         this.segmentSize = segmentSize;
-        this.knownReceivers.addAll(List.of(knownReceivers));
+        this.known = known;
     }
 
     @Override
     public Buffer allocatePooledNetworkBuffer(InputChannelId receiverId) {
         pooledRequests.add(receiverId);
-        if (!knownReceivers.contains(receiverId)) {
+        if (!known.test(receiverId)) {
             return null;
         }
         Buffer buffer = new Buffer(MemorySegment.allocateOffHeap(segmentSize), recycler);

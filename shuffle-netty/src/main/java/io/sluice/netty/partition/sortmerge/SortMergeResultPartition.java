@@ -32,6 +32,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -98,6 +99,8 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
     private Throwable releaseCause; // guarded by stateLock
 
     private volatile Consumer<ByteBuffer> taskEventListener;
+    private final AtomicLong bytesOut = new AtomicLong();
+    private final AtomicLong buffersOut = new AtomicLong();
 
     /**
      * @param compressor lz4 for the data buffers on disk, or null to store them as they are
@@ -210,6 +213,26 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
             closeCurrent(subpartitions);
             regionBuffers[subpartitions].add(EventSerializer.userEvent(event));
         }
+    }
+
+    /**
+     * A blocking partition is read after it is finished, so there is nothing to align: the event is stored in
+     * order like {@link #broadcastEvent}, and its consumers are not held back after it
+     * ({@code resumeConsumption} has nothing to resume).
+     */
+    @Override
+    public void broadcastBlockingEvent(ByteBuffer event) throws IOException {
+        broadcastEvent(event, false);
+    }
+
+    @Override
+    public long bytesOut() {
+        return bytesOut.get();
+    }
+
+    @Override
+    public long buffersOut() {
+        return buffersOut.get();
     }
 
     /** Nothing to flush: data becomes readable at {@link #finish()}. */
@@ -475,6 +498,8 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         if (buffer != null) {
             current[target] = null;
             if (buffer.getSize() > 0) {
+                bytesOut.addAndGet(buffer.getSize());
+                buffersOut.incrementAndGet();
                 regionBuffers[target].add(buffer);
             } else {
                 buffer.recycleBuffer();

@@ -360,6 +360,11 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         return span;
     }
 
+    /** Nothing to resume: a blocking partition's events never hold its reader back. */
+    @Override
+    public void resumeConsumption() {
+    }
+
     @Override
     public void enableFileSpans() {
         fileSpans = true;

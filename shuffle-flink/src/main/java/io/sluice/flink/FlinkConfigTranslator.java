@@ -1,0 +1,75 @@
+package io.sluice.flink;
+
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleOptions;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.TaskManagerOptions;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Turns a Flink configuration into Sluice's: Flink's network memory becomes {@code shuffle.memory.total}, Flink's
+ * segment size {@code shuffle.memory.segment-size}, and every key {@code sluice.<option>} passes through as
+ * {@code <option>} (for example {@code sluice.shuffle.netty.transport: epoll}). Sluice's own periodic flush is
+ * switched off unless configured: Flink's {@code execution.buffer-timeout} drives {@code flushAll} through Flink's
+ * output flusher, as it does on Flink's own shuffle. Also refuses the Flink features Sluice cannot carry, naming
+ * the option to change. Stateless; any thread.
+ */
+final class FlinkConfigTranslator {
+
+    /** Prefix of the Flink keys that pass through to Sluice. */
+    static final String PREFIX = "sluice.";
+
+    /**
+     * Sluice's automatic flush when the user configures none: effectively never, so that Flink's buffer timeout
+     * alone decides when partly filled buffers go out.
+     */
+    static final Duration FLUSH_DRIVEN_BY_FLINK = Duration.ofDays(1);
+
+    private FlinkConfigTranslator() {
+    }
+
+    /** The configuration of the shuffle master: the pass-through keys only. */
+    static ShuffleConfig masterConfig(Configuration flink) {
+        rejectUnsupported(flink);
+        return passThrough(flink, ShuffleConfig.empty());
+    }
+
+    /**
+     * The configuration of one TaskManager's environment.
+     *
+     * @param networkMemoryBytes the network memory Flink gives the TaskManager's shuffle
+     * @throws IllegalConfigurationException when the configuration enables what Sluice does not support
+     */
+    static ShuffleConfig environmentConfig(Configuration flink, long networkMemoryBytes) {
+        rejectUnsupported(flink);
+        ShuffleConfig config = ShuffleConfig.empty()
+                .with(ShuffleOptions.MEMORY_TOTAL, networkMemoryBytes)
+                .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, flink.get(TaskManagerOptions.MEMORY_SEGMENT_SIZE).getBytes())
+                .with(ShuffleOptions.OUTPUT_FLUSH_INTERVAL, FLUSH_DRIVEN_BY_FLINK);
+        return passThrough(flink, config);
+    }
+
+    private static ShuffleConfig passThrough(Configuration flink, ShuffleConfig config) {
+        ShuffleConfig result = config;
+        for (Map.Entry<String, String> entry : flink.toMap().entrySet()) {
+            if (entry.getKey().startsWith(PREFIX)) {
+                result = result.with(entry.getKey().substring(PREFIX.length()), entry.getValue());
+            }
+        }
+        return result;
+    }
+
+    /** Fails for cluster-wide settings Sluice cannot honour; per-job unaligned checkpoints are caught per task. */
+    static void rejectUnsupported(Configuration flink) {
+        if (flink.get(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED)) {
+            throw new IllegalConfigurationException(UnsupportedFeatures.bufferDebloating());
+        }
+        if (CheckpointingOptions.isUnalignedCheckpointEnabled(flink)) {
+            throw new IllegalConfigurationException(UnsupportedFeatures.unalignedCheckpoints());
+        }
+    }
+}

@@ -1,0 +1,328 @@
+package io.sluice.flink;
+
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
+import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
+import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
+import org.apache.flink.runtime.event.AbstractEvent;
+import org.apache.flink.runtime.event.TaskEvent;
+import org.apache.flink.runtime.io.AvailabilityProvider;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
+import org.apache.flink.runtime.io.network.api.EndOfData;
+import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
+import org.apache.flink.runtime.io.network.api.StopMode;
+import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
+import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
+import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
+import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Flink's {@link IndexedInputGate} over a Sluice {@link io.sluice.api.InputGate}.
+ *
+ * <p>Channel {@code i} of this gate is Flink's channel {@code i} (Flink's order of consumed shuffle descriptors); it
+ * maps to a channel of the Sluice gate through {@link #toSluiceChannel} (the identity unless the channels consume
+ * different subpartition indexes, in which case one Sluice gate per index is read as a Sluice union). Data buffers
+ * reach Flink without a copy ({@link SluiceBuffers}); events are decoded with Flink's event serializer. Flink's
+ * {@link EndOfPartitionEvent} on a channel marks it finished; once every channel has one, the gate is finished.
+ *
+ * <p>Life cycle, in the order Flink's StreamTask drives it: {@link #setup()} (checks only), then
+ * {@link #finishReadRecoveredState()} completes {@link #getStateConsumedFuture()} (aligned checkpoints leave no
+ * channel state to recover), then {@link #requestPartitions()} sets up the Sluice gate (reserving its buffers and
+ * requesting every partition), then reading, then {@link #close()}.
+ *
+ * <p>Threads: the read, resume and acknowledge methods are called by the task's mailbox thread only; {@link #close()},
+ * {@link #isFinished()} and the futures may be used from any thread.
+ */
+public final class SluiceInputGate extends IndexedInputGate {
+
+    /** Life cycle of the gate. */
+    private enum State {
+        /** Created; Sluice's gate not set up yet. */
+        CREATED,
+        /** Partitions requested: reading. */
+        REQUESTED,
+        /** Closed. */
+        CLOSED
+    }
+
+    private final String ownerName;
+    private final int gateIndex;
+    private final ResultPartitionType partitionType;
+    private final io.sluice.api.InputGate sluice;
+    private final int[] toSluiceChannel;
+    private final int[] fromSluiceChannel;
+    private final int[] consumedSubpartition;
+    private final InputChannel[] standIns;
+    private final List<InputChannelInfo> channelInfos;
+    private final Counter numBuffersIn;
+    private final ClassLoader eventClassLoader = getClass().getClassLoader();
+
+    private final CompletableFuture<Void> partitionsRequested = new CompletableFuture<>();
+    private final CompletableFuture<Void> stateConsumed = new CompletableFuture<>();
+    private final CompletableFuture<Void> bufferFilteringComplete = new CompletableFuture<>();
+
+    private volatile State state = State.CREATED; // written by the task thread or close()
+    private final BitSet endedChannels; // task thread
+    private final BitSet endOfDataChannels; // task thread
+    private volatile int numberOfEndedChannels; // written by the task thread
+    private boolean drainOnEndOfData = true; // task thread
+    private boolean checkpointingDuringRecovery; // task thread
+
+    SluiceInputGate(String ownerName, int gateIndex, ResultPartitionType partitionType,
+                    io.sluice.api.InputGate sluice, int[] toSluiceChannel, int[] consumedSubpartition,
+                    InputChannel[] standIns, Counter numBuffersIn) {
+        this.ownerName = ownerName;
+        this.gateIndex = gateIndex;
+        this.partitionType = partitionType;
+        this.sluice = sluice;
+        this.toSluiceChannel = toSluiceChannel;
+        this.consumedSubpartition = consumedSubpartition;
+        this.standIns = standIns;
+        this.numBuffersIn = numBuffersIn;
+        int channels = toSluiceChannel.length;
+        this.fromSluiceChannel = new int[channels];
+        List<InputChannelInfo> infos = new ArrayList<>(channels);
+        for (int i = 0; i < channels; i++) {
+            fromSluiceChannel[toSluiceChannel[i]] = i;
+            infos.add(new InputChannelInfo(gateIndex, i));
+        }
+        this.channelInfos = List.copyOf(infos);
+        this.endedChannels = new BitSet(channels);
+        this.endOfDataChannels = new BitSet(channels);
+    }
+
+    @Override
+    public int getGateIndex() {
+        return gateIndex;
+    }
+
+    @Override
+    public int getNumberOfInputChannels() {
+        return toSluiceChannel.length;
+    }
+
+    @Override
+    public List<InputChannelInfo> getChannelInfos() {
+        return channelInfos;
+    }
+
+    @Override
+    public List<InputChannelInfo> getUnfinishedChannels() {
+        List<InputChannelInfo> unfinished = new ArrayList<>();
+        for (int i = 0; i < toSluiceChannel.length; i++) {
+            if (!endedChannels.get(i)) {
+                unfinished.add(channelInfos.get(i));
+            }
+        }
+        return unfinished;
+    }
+
+    /** A stand-in that answers identity questions (channel info, consumed subpartitions); see {@link FlinkChannelStandIns}. */
+    @Override
+    public InputChannel getChannel(int channelIndex) {
+        return standIns[channelIndex];
+    }
+
+    @Override
+    public ResultPartitionType getConsumedPartitionType() {
+        return partitionType;
+    }
+
+    @Override
+    public boolean isFinished() {
+        return numberOfEndedChannels == toSluiceChannel.length;
+    }
+
+    @Override
+    public EndOfDataStatus hasReceivedEndOfData() {
+        if (endOfDataChannels.cardinality() < toSluiceChannel.length) {
+            return EndOfDataStatus.NOT_END_OF_DATA;
+        }
+        return drainOnEndOfData ? EndOfDataStatus.DRAINED : EndOfDataStatus.STOPPED;
+    }
+
+    @Override
+    public void setup() {
+        if (state != State.CREATED) {
+            throw new IllegalStateException("gate " + gateIndex + " of " + ownerName + " is already " + state);
+        }
+    }
+
+    @Override
+    public void requestPartitions() throws IOException {
+        if (state != State.CREATED) {
+            return;
+        }
+        sluice.setup();
+        state = State.REQUESTED;
+        partitionsRequested.complete(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> getStateConsumedFuture() {
+        return stateConsumed;
+    }
+
+    @Override
+    public CompletableFuture<Void> getBufferFilteringCompleteFuture() {
+        return bufferFilteringComplete;
+    }
+
+    /** Aligned checkpoints persist no in-flight data, so there is no recovered channel state to read. */
+    @Override
+    public void finishReadRecoveredState() {
+        bufferFilteringComplete.complete(null);
+        stateConsumed.complete(null);
+    }
+
+    @Override
+    public Optional<BufferOrEvent> getNext() throws IOException, InterruptedException {
+        if (state != State.REQUESTED || isFinished()) {
+            return Optional.empty();
+        }
+        Optional<io.sluice.api.BufferOrEvent> next = sluice.getNext();
+        return next.isPresent() ? Optional.of(toFlink(next.get())) : Optional.empty();
+    }
+
+    @Override
+    public Optional<BufferOrEvent> pollNext() throws IOException {
+        if (state != State.REQUESTED || isFinished()) {
+            return Optional.empty();
+        }
+        Optional<io.sluice.api.BufferOrEvent> next = sluice.pollNext();
+        return next.isPresent() ? Optional.of(toFlink(next.get())) : Optional.empty();
+    }
+
+    @Override
+    public CompletableFuture<?> getAvailableFuture() {
+        State current = state;
+        if (current == State.CLOSED || isFinished()) {
+            return AvailabilityProvider.AVAILABLE;
+        }
+        if (current == State.CREATED) {
+            return partitionsRequested;
+        }
+        return sluice.availableFuture();
+    }
+
+    @Override
+    public void sendTaskEvent(TaskEvent event) throws IOException {
+        sluice.sendTaskEvent(ConsumerSignal.taskEvent(EventSerializer.toSerializedEvent(event)));
+    }
+
+    @Override
+    public void resumeGateConsumption() throws IOException {
+        for (int i = 0; i < toSluiceChannel.length; i++) {
+            sluice.resumeConsumption(toSluiceChannel[i]);
+        }
+    }
+
+    /** After an aligned barrier (or another blocking event): the channel's producer sends again. */
+    @Override
+    public void resumeConsumption(InputChannelInfo channelInfo) throws IOException {
+        sluice.resumeConsumption(toSluiceChannel[channelInfo.getInputChannelIdx()]);
+    }
+
+    /** After {@link EndOfData} on a channel: tells that channel's producer its records were all processed. */
+    @Override
+    public void acknowledgeAllRecordsProcessed(InputChannelInfo channelInfo) throws IOException {
+        int channel = channelInfo.getInputChannelIdx();
+        sluice.sendTaskEvent(toSluiceChannel[channel],
+                ConsumerSignal.allRecordsProcessed(consumedSubpartition[channel]));
+    }
+
+    /** Refuses unaligned checkpoints: Flink hands a real channel-state writer only when they are enabled. */
+    @Override
+    public void setChannelStateWriter(ChannelStateWriter channelStateWriter) {
+        if (channelStateWriter != ChannelStateWriter.NO_OP) {
+            throw new IllegalStateException(UnsupportedFeatures.unalignedCheckpoints());
+        }
+    }
+
+    /** Called only for unaligned checkpoints, which are refused at deployment. */
+    @Override
+    public void checkpointStarted(CheckpointBarrier barrier) throws CheckpointException {
+        throw new CheckpointException(UnsupportedFeatures.unalignedCheckpoints(),
+                CheckpointFailureReason.CHECKPOINT_DECLINED_TASK_NOT_READY);
+    }
+
+    @Override
+    public void checkpointStopped(long cancelledCheckpointId) {
+        // Aligned checkpoints keep no per-channel checkpoint state.
+    }
+
+    /** Called only for unaligned checkpoints, which are refused at deployment. */
+    @Override
+    public void convertToPriorityEvent(int channelIndex, int sequenceNumber) {
+        throw new IllegalStateException(UnsupportedFeatures.unalignedCheckpoints());
+    }
+
+    /** Called only with buffer debloating, which is refused when the TaskManager starts. */
+    @Override
+    public void triggerDebloating() {
+        throw new IllegalStateException(UnsupportedFeatures.bufferDebloating());
+    }
+
+    @Override
+    public void setCheckpointingDuringRecoveryEnabled(boolean enabled) {
+        checkpointingDuringRecovery = enabled;
+    }
+
+    @Override
+    public boolean isCheckpointingDuringRecoveryEnabled() {
+        return checkpointingDuringRecovery;
+    }
+
+    @Override
+    public void close() {
+        state = State.CLOSED;
+        sluice.close();
+    }
+
+    /** Turns what Sluice handed out into Flink's form; takes ownership of {@code next}. Task thread. */
+    private BufferOrEvent toFlink(io.sluice.api.BufferOrEvent next) throws IOException {
+        int channel = fromSluiceChannel[next.channelIndex()];
+        InputChannelInfo info = channelInfos.get(channel);
+        if (!next.isEvent()) {
+            numBuffersIn.inc();
+            return new BufferOrEvent(SluiceBuffers.wrap(next), info, moreAvailable(), false);
+        }
+        AbstractEvent event;
+        int size;
+        try {
+            ByteBuffer payload = next.data();
+            size = payload.remaining();
+            event = EventSerializer.fromSerializedEvent(payload, eventClassLoader);
+        } finally {
+            next.recycle();
+        }
+        if (event instanceof EndOfPartitionEvent) {
+            endedChannels.set(channel);
+            numberOfEndedChannels = endedChannels.cardinality();
+        } else if (event instanceof EndOfData endOfData) {
+            endOfDataChannels.set(channel);
+            drainOnEndOfData &= endOfData.getStopMode() == StopMode.DRAIN;
+        }
+        return new BufferOrEvent(event, false, info, !isFinished() && moreAvailable(), size, false);
+    }
+
+    private boolean moreAvailable() {
+        return sluice.availableFuture().isDone();
+    }
+
+    @Override
+    public String toString() {
+        return "SluiceInputGate[" + gateIndex + " of " + ownerName + ", " + toSluiceChannel.length + " channels, "
+                + state + "]";
+    }
+}

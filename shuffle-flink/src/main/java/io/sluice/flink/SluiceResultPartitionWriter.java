@@ -1,0 +1,314 @@
+package io.sluice.flink;
+
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
+import org.apache.flink.runtime.event.AbstractEvent;
+import org.apache.flink.runtime.event.TaskEvent;
+import org.apache.flink.runtime.io.network.TaskEventPublisher;
+import org.apache.flink.runtime.io.network.api.EndOfData;
+import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
+import org.apache.flink.runtime.io.network.api.StopMode;
+import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
+import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
+import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
+import org.apache.flink.runtime.io.network.partition.ChannelStateHolder;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
+import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.BitSet;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Flink's {@link ResultPartitionWriter} over a Sluice {@link io.sluice.api.ResultPartitionWriter}.
+ *
+ * <p>Records: Flink hands each record already framed (a 4-byte big-endian length, then the bytes), which is exactly
+ * Sluice's framing; the writer skips Flink's prefix and lets Sluice frame it again, so a consumer's buffers hold the
+ * byte stream Flink's record deserializer expects. Events are serialized with Flink's event serializer and sent as
+ * Sluice events; those Flink marks as blocking upstream (aligned checkpoint barriers, end of channel state) go as
+ * Sluice blocking events, so the subpartition sends nothing after them until the consumer resumes it. {@link #finish()}
+ * sends Flink's {@link EndOfPartitionEvent} before Sluice's own end of partition.
+ *
+ * <p>Backpressure: {@link #getAvailableFuture()} is Sluice's {@code availableFuture()}: when it is done, a buffer is
+ * free and an emit does not block Flink's mailbox thread (records larger than one free buffer may still wait, as
+ * Sluice has no overdraft buffers).
+ *
+ * <p>Threads: emit, broadcast, finish and the end-of-data calls come from the task thread; {@link #flushAll()} also
+ * from Flink's output flusher; acknowledgements arrive on a Sluice transport or consumer thread and are completed
+ * on Flink's I/O executor, never on a Sluice thread; {@link #close()}, {@link #release} and {@link #fail} from any
+ * thread. Metric updates are serialized by {@code this}.
+ */
+public final class SluiceResultPartitionWriter implements ResultPartitionWriter, ChannelStateHolder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceResultPartitionWriter.class);
+
+    /** Length of the record prefix Flink's record serializer writes. */
+    private static final int FLINK_LENGTH_PREFIX = Integer.BYTES;
+
+    private final io.sluice.api.ResultPartitionWriter sluice;
+    private final ResultPartitionID partitionId;
+    private final String ownerName;
+    private final int numberOfSubpartitions;
+    private final int numTargetKeyGroups;
+    private final Executor callbackExecutor;
+    private final TaskEventPublisher taskEventPublisher;
+
+    private final CompletableFuture<Void> allDataProcessed = new CompletableFuture<>();
+    private final BitSet acknowledgedSubpartitions; // guarded by itself
+
+    private volatile boolean endOfDataNotified;
+    private volatile boolean finished;
+    private volatile boolean released;
+
+    private Counter numBytesOut; // guarded by this
+    private Counter numBuffersOut; // guarded by this
+    private long reportedBytes; // guarded by this
+    private long reportedBuffers; // guarded by this
+
+    SluiceResultPartitionWriter(io.sluice.api.ResultPartitionWriter sluice, ResultPartitionID partitionId,
+                                String ownerName, int numTargetKeyGroups, Executor callbackExecutor,
+                                TaskEventPublisher taskEventPublisher) {
+        this.sluice = Objects.requireNonNull(sluice, "sluice");
+        this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
+        this.ownerName = ownerName;
+        this.numberOfSubpartitions = sluice.numberOfSubpartitions();
+        this.numTargetKeyGroups = numTargetKeyGroups;
+        this.callbackExecutor = callbackExecutor;
+        this.taskEventPublisher = taskEventPublisher;
+        this.acknowledgedSubpartitions = new BitSet(numberOfSubpartitions);
+    }
+
+    /** @return the Sluice partition under this writer */
+    io.sluice.api.ResultPartitionWriter sluiceWriter() {
+        return sluice;
+    }
+
+    @Override
+    public void setup() throws IOException {
+        sluice.onTaskEvent(this::onConsumerSignal);
+        sluice.setup();
+    }
+
+    @Override
+    public ResultPartitionID getPartitionId() {
+        return partitionId;
+    }
+
+    @Override
+    public int getNumberOfSubpartitions() {
+        return numberOfSubpartitions;
+    }
+
+    @Override
+    public int getNumTargetKeyGroups() {
+        return numTargetKeyGroups;
+    }
+
+    /** Sluice has no overdraft buffers: a record waits for a free buffer instead. */
+    @Override
+    public void setMaxOverdraftBuffersPerGate(int maxOverdraftBuffersPerGate) {
+        LOG.debug("{}: {} overdraft buffers requested; Sluice has none", ownerName, maxOverdraftBuffersPerGate);
+    }
+
+    @Override
+    public void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException {
+        // Flink's buffer is not reused after this call; moving its position skips Flink's length prefix.
+        record.position(record.position() + FLINK_LENGTH_PREFIX);
+        sluice.emitRecord(record, targetSubpartition);
+    }
+
+    @Override
+    public void broadcastRecord(ByteBuffer record) throws IOException {
+        record.position(record.position() + FLINK_LENGTH_PREFIX);
+        sluice.broadcastRecord(record);
+    }
+
+    @Override
+    public void broadcastEvent(AbstractEvent event, boolean isPriorityEvent) throws IOException {
+        ByteBuffer serialized = EventSerializer.toSerializedEvent(event);
+        if (!isPriorityEvent && Buffer.DataType.getDataType(event, false).isBlockingUpstream()) {
+            sluice.broadcastBlockingEvent(serialized);
+        } else {
+            sluice.broadcastEvent(serialized, isPriorityEvent);
+        }
+    }
+
+    /** Only unaligned checkpoints with an alignment timeout call this; they are refused at deployment. */
+    @Override
+    public void alignedBarrierTimeout(long checkpointId) {
+        throw new IllegalStateException(UnsupportedFeatures.unalignedCheckpoints());
+    }
+
+    /** Aligned checkpoints keep no channel state in the partition, so there is nothing to abort. */
+    @Override
+    public void abortCheckpoint(long checkpointId, CheckpointException cause) {
+    }
+
+    @Override
+    public void notifyEndOfData(StopMode mode) throws IOException {
+        if (!endOfDataNotified) {
+            endOfDataNotified = true;
+            broadcastEvent(new EndOfData(mode), false);
+        }
+    }
+
+    /** Completes once the consumer of every subpartition acknowledged that it processed all records. */
+    @Override
+    public CompletableFuture<Void> getAllDataProcessedFuture() {
+        return allDataProcessed;
+    }
+
+    @Override
+    public synchronized void setMetricGroup(TaskIOMetricGroup metrics) {
+        numBytesOut = metrics.getNumBytesOutCounter();
+        numBuffersOut = metrics.getNumBuffersOutCounter();
+        updateMetrics();
+    }
+
+    /** Flink reads its own partitions through its own partition manager; Sluice partitions are read by Sluice. */
+    @Override
+    public ResultSubpartitionView createSubpartitionView(ResultSubpartitionIndexSet indexSet,
+                                                         BufferAvailabilityListener availabilityListener) {
+        throw new IllegalStateException("partition " + partitionId + " of " + ownerName + " lives in Sluice; it is "
+                + "read through Sluice's input gates, not Flink's partition manager");
+    }
+
+    @Override
+    public void flushAll() {
+        sluice.flushAll();
+        updateMetrics();
+    }
+
+    @Override
+    public void flush(int subpartitionIndex) {
+        sluice.flush(subpartitionIndex);
+    }
+
+    @Override
+    public void fail(Throwable throwable) {
+        sluice.fail(throwable != null ? throwable
+                : new IOException("the producer " + ownerName + " of partition " + partitionId + " failed"));
+    }
+
+    @Override
+    public void finish() throws IOException {
+        broadcastEvent(EndOfPartitionEvent.INSTANCE, false);
+        sluice.finish();
+        finished = true;
+        updateMetrics();
+    }
+
+    @Override
+    public boolean isFinished() {
+        return finished;
+    }
+
+    @Override
+    public void release(Throwable cause) {
+        released = true;
+        if (cause != null) {
+            sluice.fail(cause);
+        }
+        sluice.close();
+    }
+
+    @Override
+    public boolean isReleased() {
+        return released;
+    }
+
+    @Override
+    public void close() {
+        updateMetrics();
+        sluice.close();
+    }
+
+    @Override
+    public CompletableFuture<?> getAvailableFuture() {
+        return sluice.availableFuture();
+    }
+
+    /** Refuses unaligned checkpoints: Flink hands a real channel-state writer only when they are enabled. */
+    @Override
+    public void setChannelStateWriter(ChannelStateWriter channelStateWriter) {
+        if (channelStateWriter != ChannelStateWriter.NO_OP) {
+            throw new IllegalStateException(UnsupportedFeatures.unalignedCheckpoints());
+        }
+    }
+
+    /** Copies Sluice's byte and buffer counts into Flink's task I/O counters. */
+    private synchronized void updateMetrics() {
+        if (numBytesOut == null) {
+            return;
+        }
+        long bytes = sluice.bytesOut();
+        long buffers = sluice.buffersOut();
+        numBytesOut.inc(bytes - reportedBytes);
+        numBuffersOut.inc(buffers - reportedBuffers);
+        reportedBytes = bytes;
+        reportedBuffers = buffers;
+    }
+
+    /** A consumer's signal: Sluice transport or consumer thread; must not block. */
+    private void onConsumerSignal(ByteBuffer signal) {
+        // Never throws into Sluice's transport: a bad signal is this partition's problem, not the connection's.
+        try {
+            byte kind = ConsumerSignal.kindOf(signal);
+            if (kind == ConsumerSignal.ALL_RECORDS_PROCESSED) {
+                onAllRecordsProcessed(ConsumerSignal.acknowledgedSubpartition(signal));
+            } else if (kind == ConsumerSignal.TASK_EVENT) {
+                publishTaskEvent(ConsumerSignal.taskEventPayload(signal));
+            } else {
+                LOG.warn("{}: unknown consumer signal {} for partition {} ignored", ownerName, kind, partitionId);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("{}: consumer signal of {} bytes for partition {} not handled", ownerName, signal.remaining(),
+                    partitionId, e);
+        }
+    }
+
+    private void onAllRecordsProcessed(int subpartition) {
+        boolean all;
+        synchronized (acknowledgedSubpartitions) {
+            acknowledgedSubpartitions.set(subpartition);
+            all = acknowledgedSubpartitions.cardinality() == numberOfSubpartitions;
+        }
+        if (all && !allDataProcessed.isDone()) {
+            // Flink's continuations run on its I/O executor, never on a Sluice thread.
+            try {
+                callbackExecutor.execute(() -> allDataProcessed.complete(null));
+            } catch (RejectedExecutionException e) {
+                LOG.debug("{}: TaskManager shutting down; all-data-processed of {} not reported", ownerName,
+                        partitionId);
+            }
+        }
+    }
+
+    private void publishTaskEvent(ByteBuffer serialized) {
+        AbstractEvent event;
+        try {
+            event = EventSerializer.fromSerializedEvent(serialized, getClass().getClassLoader());
+        } catch (IOException e) {
+            LOG.warn("{}: undecodable task event for partition {} dropped: {}", ownerName, partitionId, e.toString());
+            return;
+        }
+        if (!(event instanceof TaskEvent taskEvent) || !taskEventPublisher.publish(partitionId, taskEvent)) {
+            LOG.warn("{}: task event {} for partition {} has no listener; dropped", ownerName, event, partitionId);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SluiceResultPartitionWriter[" + partitionId + " of " + ownerName + "]";
+    }
+}

@@ -1,0 +1,258 @@
+package io.sluice.flink;
+
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleEnvironmentContext;
+import io.sluice.api.ShuffleException;
+import io.sluice.api.ShuffleServiceFactory;
+import io.sluice.api.ShuffleServiceLoader;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.deployment.InputGateDeploymentDescriptor;
+import org.apache.flink.runtime.deployment.ResultPartitionDeploymentDescriptor;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.executiongraph.IndexRange;
+import org.apache.flink.runtime.executiongraph.PartitionInfo;
+import org.apache.flink.runtime.io.network.TaskEventPublisher;
+import org.apache.flink.runtime.io.network.partition.PartitionProducerStateProvider;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
+import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
+import org.apache.flink.runtime.shuffle.ShuffleDescriptor;
+import org.apache.flink.runtime.shuffle.ShuffleEnvironment;
+import org.apache.flink.runtime.shuffle.ShuffleIOOwnerContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+
+/**
+ * One TaskManager's shuffle: a Sluice {@link io.sluice.api.ShuffleEnvironment} (all of the TaskManager's network
+ * memory, one transport whose port Flink advertises as the TaskManager's data port) and the Flink writers and gates
+ * made on it. One per TaskManager, never shared: a MiniCluster runs several TaskManagers in one JVM.
+ *
+ * <p>Metrics: the TaskManager's group gets {@code Shuffle.Sluice.TotalMemorySegments} and
+ * {@code AvailableMemorySegments}; each task's shuffle group gets {@code Shuffle.Sluice.Input.numBuffersIn}; Flink's
+ * task I/O counters (bytes and buffers out) are fed by the writers and bytes in by Flink's own gate wrapper.
+ *
+ * <p>Thread-safe: Flink creates writers and gates from task deployment threads and releases partitions from its
+ * RPC thread; the Sluice environment is thread-safe and the id map is concurrent.
+ */
+public final class SluiceShuffleEnvironment
+        implements ShuffleEnvironment<SluiceResultPartitionWriter, SluiceInputGate> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SluiceShuffleEnvironment.class);
+
+    /** Name of the metric group this shuffle registers under a task's and a TaskManager's group. */
+    static final String METRIC_GROUP = "Sluice";
+
+    private final io.sluice.api.ShuffleEnvironment sluice;
+    private final Executor callbackExecutor;
+    private final TaskEventPublisher taskEventPublisher;
+    /** Flink's id of each partition produced here, by Sluice's id. */
+    private final Map<io.sluice.api.ResultPartitionId, ResultPartitionID> flinkIds = new ConcurrentHashMap<>();
+
+    private SluiceShuffleEnvironment(io.sluice.api.ShuffleEnvironment sluice, Executor callbackExecutor,
+                                     TaskEventPublisher taskEventPublisher) {
+        this.sluice = sluice;
+        this.callbackExecutor = callbackExecutor;
+        this.taskEventPublisher = taskEventPublisher;
+    }
+
+    /**
+     * Builds the environment of one TaskManager from Flink's context.
+     *
+     * @throws org.apache.flink.configuration.IllegalConfigurationException when the configuration asks for what
+     *     Sluice cannot carry, or a {@code sluice.*} option is wrong
+     */
+    static SluiceShuffleEnvironment create(org.apache.flink.runtime.shuffle.ShuffleEnvironmentContext context) {
+        ShuffleConfig config = FlinkConfigTranslator.environmentConfig(context.getConfiguration(),
+                context.getNetworkMemorySize().getBytes());
+        ShuffleServiceFactory factory;
+        try {
+            factory = ShuffleServiceLoader.load(config);
+        } catch (ShuffleException e) {
+            throw new IllegalStateException("cannot load Sluice's shuffle service: " + e.getMessage(), e);
+        }
+        io.sluice.api.ShuffleEnvironment sluice = factory.createShuffleEnvironment(new ShuffleEnvironmentContext(
+                config, PartitionIds.toSluice(context.getTaskExecutorResourceId()),
+                context.getNetworkMemorySize().getBytes(), context.isLocalCommunicationOnly(),
+                context.getHostAddress()));
+        SluiceShuffleEnvironment environment = new SluiceShuffleEnvironment(sluice, context.getIoExecutor(),
+                context.getEventPublisher());
+        environment.registerMetrics(context.getParentMetricGroup());
+        return environment;
+    }
+
+    private void registerMetrics(MetricGroup taskManagerGroup) {
+        MetricGroup group = taskManagerGroup.addGroup("Shuffle").addGroup(METRIC_GROUP);
+        group.gauge("TotalMemorySegments", () -> sluice.metrics().totalSegments());
+        group.gauge("AvailableMemorySegments", () -> sluice.metrics().availableSegments());
+    }
+
+    /** @return the Sluice environment under this one (for tests and metrics) */
+    public io.sluice.api.ShuffleEnvironment sluiceEnvironment() {
+        return sluice;
+    }
+
+    @Override
+    public int start() throws IOException {
+        int port = sluice.start();
+        LOG.info("Sluice shuffle environment {} started; data port {}", sluice.resourceId(), port);
+        return port;
+    }
+
+    @Override
+    public ShuffleIOOwnerContext createShuffleIOOwnerContext(String ownerName, ExecutionAttemptID executionAttemptID,
+                                                             MetricGroup parentGroup) {
+        MetricGroup shuffleGroup = parentGroup.addGroup("Shuffle").addGroup(METRIC_GROUP);
+        return new ShuffleIOOwnerContext(ownerName, executionAttemptID, parentGroup, shuffleGroup.addGroup("Output"),
+                shuffleGroup.addGroup("Input"));
+    }
+
+    @Override
+    public List<SluiceResultPartitionWriter> createResultPartitionWriters(
+            ShuffleIOOwnerContext ownerContext, List<ResultPartitionDeploymentDescriptor> descriptors) {
+        List<io.sluice.api.ResultPartitionDeploymentDescriptor> sluiceDescriptors = new ArrayList<>();
+        for (ResultPartitionDeploymentDescriptor descriptor : descriptors) {
+            if (!SluiceShuffleMaster.isPipelined(descriptor.getPartitionType())) {
+                throw new UnsupportedPartitionTypeException(UnsupportedFeatures.partitionType(
+                        descriptor.getPartitionType(), descriptor.getPartitionId(), descriptor.getResultId()));
+            }
+            SluiceShuffleDescriptor sd = sluiceDescriptor(descriptor.getShuffleDescriptor(), ownerContext);
+            sluiceDescriptors.add(new io.sluice.api.ResultPartitionDeploymentDescriptor(sd.sluiceDescriptor(),
+                    io.sluice.api.PartitionType.PIPELINED_BOUNDED, descriptor.getNumberOfSubpartitions()));
+        }
+        List<io.sluice.api.ResultPartitionWriter> sluiceWriters =
+                sluice.createResultPartitionWriters(ownerContext.getOwnerName(), sluiceDescriptors);
+        List<SluiceResultPartitionWriter> writers = new ArrayList<>(descriptors.size());
+        for (int i = 0; i < descriptors.size(); i++) {
+            ResultPartitionDeploymentDescriptor descriptor = descriptors.get(i);
+            ResultPartitionID flinkId = descriptor.getShuffleDescriptor().getResultPartitionID();
+            flinkIds.put(sluiceWriters.get(i).partitionId(), flinkId);
+            writers.add(new SluiceResultPartitionWriter(sluiceWriters.get(i), flinkId, ownerContext.getOwnerName(),
+                    descriptor.getMaxParallelism(), callbackExecutor, taskEventPublisher));
+        }
+        return writers;
+    }
+
+    @Override
+    public List<SluiceInputGate> createInputGates(ShuffleIOOwnerContext ownerContext,
+                                                  PartitionProducerStateProvider producerStateProvider,
+                                                  List<InputGateDeploymentDescriptor> descriptors) {
+        Counter numBuffersIn = ownerContext.getInputGroup().counter("numBuffersIn");
+        List<SluiceInputGate> gates = new ArrayList<>(descriptors.size());
+        for (int gateIndex = 0; gateIndex < descriptors.size(); gateIndex++) {
+            gates.add(createInputGate(ownerContext, gateIndex, descriptors.get(gateIndex), numBuffersIn));
+        }
+        return gates;
+    }
+
+    private SluiceInputGate createInputGate(ShuffleIOOwnerContext owner, int gateIndex,
+                                            InputGateDeploymentDescriptor descriptor, Counter numBuffersIn) {
+        String ownerName = owner.getOwnerName();
+        ShuffleDescriptor[] shuffleDescriptors = descriptor.getShuffleDescriptors();
+        int channels = descriptor.getNumConsumedShuffleDescriptors();
+        ResultPartitionID[] partitionIds = new ResultPartitionID[channels];
+        int[] subpartitions = new int[channels];
+        io.sluice.api.ShuffleDescriptor[] sluiceChannels = new io.sluice.api.ShuffleDescriptor[channels];
+        int channel = 0;
+        for (IndexRange range : descriptor.getConsumedShuffleDescriptorRanges()) {
+            for (int i = range.getStartIndex(); i <= range.getEndIndex(); i++) {
+                IndexRange consumed = descriptor.getConsumedSubpartitionRange(i);
+                if (consumed.getStartIndex() != consumed.getEndIndex()) {
+                    throw new IllegalStateException("gate " + gateIndex + " of " + ownerName + " would read "
+                            + "subpartitions " + consumed + " of one partition through one channel; Sluice's Flink "
+                            + "shuffle reads one subpartition per channel (pipelined streaming exchanges)");
+                }
+                SluiceShuffleDescriptor sd = sluiceDescriptor(shuffleDescriptors[i], owner);
+                partitionIds[channel] = sd.getResultPartitionID();
+                subpartitions[channel] = consumed.getStartIndex();
+                sluiceChannels[channel] = sd.sluiceDescriptor();
+                channel++;
+            }
+        }
+        // One Sluice gate per consumed subpartition index (usually exactly one), read as a union.
+        Map<Integer, List<Integer>> channelsBySubpartition = new LinkedHashMap<>();
+        for (int i = 0; i < channels; i++) {
+            channelsBySubpartition.computeIfAbsent(subpartitions[i], k -> new ArrayList<>()).add(i);
+        }
+        List<io.sluice.api.InputGateDeploymentDescriptor> sluiceGates = new ArrayList<>();
+        int[] toSluiceChannel = new int[channels];
+        int offset = 0;
+        for (Map.Entry<Integer, List<Integer>> group : channelsBySubpartition.entrySet()) {
+            List<io.sluice.api.ShuffleDescriptor> groupChannels = new ArrayList<>();
+            for (int flinkChannel : group.getValue()) {
+                toSluiceChannel[flinkChannel] = offset + groupChannels.size();
+                groupChannels.add(sluiceChannels[flinkChannel]);
+            }
+            sluiceGates.add(new io.sluice.api.InputGateDeploymentDescriptor(group.getKey(), groupChannels));
+            offset += groupChannels.size();
+        }
+        List<io.sluice.api.InputGate> created = sluice.createInputGates(ownerName + " (gate " + gateIndex + ")",
+                sluiceGates);
+        io.sluice.api.InputGate gate = created.size() == 1 ? created.get(0)
+                : new io.sluice.api.UnionInputGate(created);
+        InputChannel[] standIns = FlinkChannelStandIns.create(ownerName, gateIndex, descriptor.getConsumedResultId(),
+                descriptor.getConsumedPartitionType(), partitionIds, subpartitions);
+        return new SluiceInputGate(ownerName, gateIndex, descriptor.getConsumedPartitionType(), gate,
+                toSluiceChannel, subpartitions, standIns, numBuffersIn);
+    }
+
+    private static SluiceShuffleDescriptor sluiceDescriptor(ShuffleDescriptor descriptor, ShuffleIOOwnerContext owner) {
+        if (descriptor instanceof SluiceShuffleDescriptor sd) {
+            return sd;
+        }
+        throw new IllegalStateException(owner.getOwnerName() + ": the shuffle descriptor " + descriptor + " was not "
+                + "made by Sluice's shuffle master" + (descriptor.isUnknown()
+                ? " (its producer was not deployed yet; Sluice needs every producer of a pipelined region known at "
+                + "deployment)" : "; the JobManager and the TaskManagers must all use shuffle-service-factory.class: "
+                + SluiceShuffleServiceFactory.class.getName()));
+    }
+
+    /** Producers are known at deployment (see {@link #createInputGates}); there is never unknown partition info. */
+    @Override
+    public boolean updatePartitionInfo(ExecutionAttemptID consumerID, PartitionInfo partitionInfo) throws IOException {
+        throw new IOException("Sluice's Flink shuffle got late partition info for " + consumerID + " ("
+                + partitionInfo.getShuffleDescriptor() + "); it needs every producer known when a consumer deploys");
+    }
+
+    @Override
+    public void releasePartitionsLocally(Collection<ResultPartitionID> partitionIds) {
+        List<io.sluice.api.ResultPartitionId> ids = new ArrayList<>(partitionIds.size());
+        for (ResultPartitionID id : partitionIds) {
+            io.sluice.api.ResultPartitionId sluiceId = PartitionIds.toSluice(id);
+            ids.add(sluiceId);
+            flinkIds.remove(sluiceId);
+        }
+        sluice.releasePartitionsLocally(ids);
+    }
+
+    @Override
+    public Collection<ResultPartitionID> getPartitionsOccupyingLocalResources() {
+        Set<io.sluice.api.ResultPartitionId> occupying = new HashSet<>(sluice.partitionsOccupyingLocalResources());
+        flinkIds.keySet().retainAll(occupying);
+        List<ResultPartitionID> result = new ArrayList<>();
+        for (io.sluice.api.ResultPartitionId id : occupying) {
+            ResultPartitionID flinkId = flinkIds.get(id);
+            if (flinkId != null) {
+                result.add(flinkId);
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public void close() {
+        sluice.close();
+        flinkIds.clear();
+        LOG.info("Sluice shuffle environment {} closed", sluice.resourceId());
+    }
+}

@@ -1,0 +1,77 @@
+package io.sluice.flink;
+
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleServiceFactory;
+import io.sluice.api.ShuffleServiceLoader;
+import io.sluice.api.ShuffleException;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
+import org.apache.flink.runtime.shuffle.PartitionDescriptor;
+import org.apache.flink.runtime.shuffle.ProducerDescriptor;
+import org.apache.flink.runtime.shuffle.ShuffleDescriptor;
+import org.apache.flink.runtime.shuffle.ShuffleMaster;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The JobManager side: registers each partition Flink is about to produce with Sluice's shuffle master and wraps
+ * Sluice's descriptor for Flink. Refuses partition types Sluice cannot carry (batch exchanges) with a message that
+ * names the type, so the deployment fails at once instead of hanging. Thread-safe: Sluice's master is.
+ */
+final class SluiceShuffleMaster implements ShuffleMaster<SluiceShuffleDescriptor> {
+
+    private final io.sluice.api.ShuffleMaster sluice;
+
+    SluiceShuffleMaster(ShuffleConfig config) {
+        ShuffleServiceFactory factory;
+        try {
+            factory = ShuffleServiceLoader.load(config);
+        } catch (ShuffleException e) {
+            throw new IllegalStateException("cannot load Sluice's shuffle service: " + e.getMessage(), e);
+        }
+        this.sluice = factory.createShuffleMaster(config);
+    }
+
+    @Override
+    public CompletableFuture<SluiceShuffleDescriptor> registerPartitionWithProducer(
+            JobID jobID, PartitionDescriptor partition, ProducerDescriptor producer) {
+        ResultPartitionType type = partition.getPartitionType();
+        if (!isPipelined(type)) {
+            return CompletableFuture.failedFuture(new UnsupportedPartitionTypeException(
+                    UnsupportedFeatures.partitionType(type, partition.getPartitionId(), partition.getResultId())));
+        }
+        org.apache.flink.runtime.io.network.partition.ResultPartitionID flinkId =
+                new org.apache.flink.runtime.io.network.partition.ResultPartitionID(
+                        partition.getPartitionId(), producer.getProducerExecutionId());
+        // A TaskManager that communicates locally only has no data port (-1); its consumers read in-process.
+        // Connection index 0: all partitions between two TaskManagers share one connection (Flink does not expose
+        // its own connection index to plug-ins).
+        int port = Math.max(0, producer.getDataPort());
+        io.sluice.api.PartitionDescriptor sluicePartition = new io.sluice.api.PartitionDescriptor(
+                PartitionIds.toSluice(flinkId), io.sluice.api.PartitionType.PIPELINED_BOUNDED,
+                partition.getNumberOfSubpartitions(), 0);
+        io.sluice.api.ProducerDescriptor sluiceProducer = new io.sluice.api.ProducerDescriptor(
+                PartitionIds.toSluice(producer.getProducerLocation()),
+                new InetSocketAddress(producer.getAddress(), port));
+        return sluice.registerPartitionWithProducer(sluicePartition, sluiceProducer)
+                .thenApply(sd -> new SluiceShuffleDescriptor(flinkId, producer.getProducerLocation(), sd));
+    }
+
+    @Override
+    public void releasePartitionExternally(ShuffleDescriptor descriptor) {
+        if (descriptor instanceof SluiceShuffleDescriptor sluiceDescriptor) {
+            sluice.releasePartitionExternally(sluiceDescriptor.sluiceDescriptor());
+        }
+    }
+
+    @Override
+    public void close() {
+        sluice.close();
+    }
+
+    /** Whether Sluice carries partitions of {@code type}: streamed while produced, released by their producer. */
+    static boolean isPipelined(ResultPartitionType type) {
+        return type == ResultPartitionType.PIPELINED || type == ResultPartitionType.PIPELINED_BOUNDED;
+    }
+}

@@ -1,0 +1,40 @@
+package io.sluice.flink;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+
+/**
+ * The messages for the Flink features a Sluice shuffle refuses, each naming the option to turn off and saying why
+ * (docs/flink.md has the long form). Stateless; any thread.
+ */
+final class UnsupportedFeatures {
+
+    private UnsupportedFeatures() {
+    }
+
+    /** Unaligned checkpoints, enabled for the cluster or for a job. */
+    static String unalignedCheckpoints() {
+        return "Sluice's Flink shuffle (shuffle-service-factory.class: " + SluiceShuffleServiceFactory.class.getName()
+                + ") does not support unaligned checkpoints: set " + CheckpointingOptions.ENABLE_UNALIGNED.key()
+                + ": false for this job (aligned exactly-once checkpoints are supported). Unaligned checkpoints "
+                + "persist the buffers in flight, which Flink reads and writes only through its own input channels "
+                + "and subpartitions; a shuffle plug-in cannot provide them (see docs/flink.md).";
+    }
+
+    /** Buffer debloating. */
+    static String bufferDebloating() {
+        return "Sluice's Flink shuffle (shuffle-service-factory.class: " + SluiceShuffleServiceFactory.class.getName()
+                + ") does not support buffer debloating: set " + TaskManagerOptions.BUFFER_DEBLOAT_ENABLED.key()
+                + ": false. Debloating resizes the buffers of Flink's own input channels, which a shuffle plug-in "
+                + "cannot reach; size Sluice's memory with taskmanager.memory.network.* and "
+                + "sluice.shuffle.buffers-per-channel instead (see docs/flink.md).";
+    }
+
+    /** A partition type other than pipelined. */
+    static String partitionType(Object type, Object partitionId, Object resultId) {
+        return "Sluice's Flink shuffle supports pipelined partitions only (PIPELINED, PIPELINED_BOUNDED); partition "
+                + partitionId + " of intermediate result " + resultId + " is " + type + ". Run the job in "
+                + "streaming mode (execution.runtime-mode: STREAMING) or on Flink's default shuffle "
+                + "(remove shuffle-service-factory.class) for batch exchanges.";
+    }
+}

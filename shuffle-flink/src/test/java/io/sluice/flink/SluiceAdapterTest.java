@@ -1,0 +1,266 @@
+package io.sluice.flink;
+
+import io.sluice.api.InputGateDeploymentDescriptor;
+import io.sluice.api.PartitionType;
+import io.sluice.api.ProducerDescriptor;
+import io.sluice.api.ResourceId;
+import io.sluice.api.ResultPartitionDeploymentDescriptor;
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleDescriptor;
+import io.sluice.api.ShuffleEnvironment;
+import io.sluice.api.ShuffleEnvironmentContext;
+import io.sluice.api.ShuffleMaster;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.netty.NettyShuffleServiceFactory;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
+import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
+import org.apache.flink.runtime.event.AbstractEvent;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.io.PullingAsyncDataInput.EndOfDataStatus;
+import org.apache.flink.runtime.io.network.TaskEventDispatcher;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
+import org.apache.flink.runtime.io.network.api.EndOfData;
+import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
+import org.apache.flink.runtime.io.network.api.StopMode;
+import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
+import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
+import org.apache.flink.runtime.jobgraph.IntermediateDataSetID;
+import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Flink writer and gate over real Sluice environments, driven the way Flink's StreamTask drives them, in-process
+ * and over the transport: aligned barriers hold back what follows until the consumer resumes, end of data is
+ * acknowledged back to the producer, end of partition finishes channels, and channel identities are Flink's.
+ */
+class SluiceAdapterTest {
+
+    private static final long HOLD_BACK_CHECK_MILLIS = 300;
+    private static final long WAIT_NANOS = 20_000_000_000L;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"in-process", "nio"})
+    void alignedBarrier_holdsBackLaterRecords_untilTheGateResumesThatChannel(String link) throws Exception {
+        try (Pair pair = new Pair(link)) {
+            SluiceResultPartitionWriter writer = pair.writer(1);
+            SluiceInputGate gate = pair.gate(writer, 0, 3);
+            for (int i = 0; i < 10; i++) {
+                writer.emitRecord(flinkRecord(i), 0);
+            }
+            writer.broadcastEvent(new CheckpointBarrier(7, 0, CheckpointOptions.forCheckpointWithDefaultLocation()),
+                    false);
+            for (int i = 10; i < 20; i++) {
+                writer.emitRecord(flinkRecord(i), 0);
+            }
+            writer.flushAll();
+
+            List<Integer> before = new ArrayList<>();
+            AbstractEvent barrier = readUntilEvent(gate, before);
+            assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), before);
+            assertInstanceOf(CheckpointBarrier.class, barrier);
+            assertEquals(7, ((CheckpointBarrier) barrier).getId());
+
+            Thread.sleep(HOLD_BACK_CHECK_MILLIS);
+            assertTrue(gate.pollNext().isEmpty(), "records after an aligned barrier wait for resumeConsumption");
+
+            gate.resumeConsumption(new InputChannelInfo(3, 0));
+            List<Integer> after = new ArrayList<>();
+            while (after.size() < 10) {
+                assertFalse(readOne(gate, after).isPresent(), "no event after the barrier");
+            }
+            assertEquals(List.of(10, 11, 12, 13, 14, 15, 16, 17, 18, 19), after);
+            writer.finish();
+            writer.close();
+            gate.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"in-process", "nio"})
+    void endOfData_isAcknowledgedByEveryConsumer_beforeAllDataProcessedCompletes_thenEndOfPartitionFinishes(
+            String link) throws Exception {
+        try (Pair pair = new Pair(link)) {
+            SluiceResultPartitionWriter writer = pair.writer(2);
+            SluiceInputGate gate0 = pair.gate(writer, 0, 0);
+            SluiceInputGate gate1 = pair.gate(writer, 1, 1);
+            writer.emitRecord(flinkRecord(42), 1);
+            writer.notifyEndOfData(StopMode.DRAIN);
+
+            assertInstanceOf(EndOfData.class, readUntilEvent(gate0, new ArrayList<>()));
+            List<Integer> records = new ArrayList<>();
+            assertInstanceOf(EndOfData.class, readUntilEvent(gate1, records));
+            assertEquals(List.of(42), records);
+            assertEquals(EndOfDataStatus.DRAINED, gate1.hasReceivedEndOfData());
+
+            gate0.acknowledgeAllRecordsProcessed(new InputChannelInfo(0, 0));
+            Thread.sleep(HOLD_BACK_CHECK_MILLIS);
+            assertFalse(writer.getAllDataProcessedFuture().isDone(), "subpartition 1 has not acknowledged yet");
+            gate1.acknowledgeAllRecordsProcessed(new InputChannelInfo(1, 0));
+            writer.getAllDataProcessedFuture().get(WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
+
+            writer.finish();
+            assertEquals(1, gate0.getUnfinishedChannels().size());
+            assertInstanceOf(EndOfPartitionEvent.class, readUntilEvent(gate0, new ArrayList<>()));
+            assertTrue(gate0.isFinished());
+            assertEquals(List.of(), gate0.getUnfinishedChannels());
+            assertTrue(gate0.getAvailableFuture().isDone(), "a finished gate is available");
+            writer.close();
+            gate0.close();
+            gate1.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"in-process"})
+    void channels_carryFlinksChannelInfoAndConsumedSubpartition_andUnalignedCheckpointsAreRefused(String link)
+            throws Exception {
+        try (Pair pair = new Pair(link)) {
+            SluiceResultPartitionWriter writer = pair.writer(3);
+            SluiceInputGate gate = pair.gate(writer, 2, 5);
+
+            assertEquals(new InputChannelInfo(5, 0), gate.getChannel(0).getChannelInfo());
+            assertEquals(List.of(new InputChannelInfo(5, 0)), gate.getChannelInfos());
+            assertTrue(gate.getChannel(0).getConsumedSubpartitionIndexSet().contains(2));
+            gate.setChannelStateWriter(ChannelStateWriter.NO_OP);
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> gate.setChannelStateWriter(new ChannelStateWriter.NoOpChannelStateWriter()));
+            assertTrue(refused.getMessage().contains("execution.checkpointing.unaligned.enabled: false"));
+            assertThrows(IllegalStateException.class,
+                    () -> writer.setChannelStateWriter(new ChannelStateWriter.NoOpChannelStateWriter()));
+            writer.finish();
+            writer.close();
+            gate.close();
+        }
+    }
+
+    /** Reads until an event, adding the records of the buffers before it; returns the event. */
+    private static AbstractEvent readUntilEvent(SluiceInputGate gate, List<Integer> records) throws Exception {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        while (System.nanoTime() < deadline) {
+            Optional<AbstractEvent> event = readOne(gate, records);
+            if (event.isPresent()) {
+                return event.get();
+            }
+        }
+        throw new AssertionError("no event within the limit; read " + records);
+    }
+
+    /** Waits for one buffer or event; adds a buffer's records and returns empty, or returns the event. */
+    private static Optional<AbstractEvent> readOne(SluiceInputGate gate, List<Integer> records) throws Exception {
+        gate.getAvailableFuture().get(WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
+        Optional<BufferOrEvent> next = gate.pollNext();
+        if (next.isEmpty()) {
+            return Optional.empty();
+        }
+        if (next.get().isEvent()) {
+            return Optional.of(next.get().getEvent());
+        }
+        Buffer buffer = next.get().getBuffer();
+        try {
+            ByteBuffer bytes = buffer.getNioBufferReadable();
+            while (bytes.hasRemaining()) {
+                assertEquals(Integer.BYTES, bytes.getInt(), "Flink's framing: length, then the record");
+                records.add(bytes.getInt());
+            }
+        } finally {
+            buffer.recycleBuffer();
+        }
+        return Optional.empty();
+    }
+
+    /** A record as Flink's record writer hands it over: its 4-byte length, then its bytes. */
+    private static ByteBuffer flinkRecord(int value) {
+        ByteBuffer record = ByteBuffer.allocate(8);
+        record.putInt(Integer.BYTES).putInt(value).flip();
+        return record;
+    }
+
+    /** A producer and a consumer Sluice environment, the Flink adapter's writers and gates on them. */
+    private static final class Pair implements AutoCloseable {
+
+        private final NettyShuffleServiceFactory factory = new NettyShuffleServiceFactory();
+        private final ShuffleMaster master;
+        private final ShuffleEnvironment producer;
+        private final ShuffleEnvironment consumer;
+        private ShuffleDescriptor lastDescriptor;
+
+        Pair(String link) throws Exception {
+            ShuffleConfig config = ShuffleConfig.empty()
+                    .with(ShuffleOptions.MEMORY_TOTAL, 2L << 20)
+                    .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, 4096L)
+                    // Only explicit flushes and events send data, so each buffer here holds whole records (on a
+                    // timed flush a record may span buffers, which Flink's deserializer handles in the job tests).
+                    .with(ShuffleOptions.OUTPUT_FLUSH_INTERVAL, Duration.ofHours(1))
+                    .with(ShuffleOptions.NETTY_TRANSPORT, link.equals("in-process") ? "local" : link)
+                    .with(ShuffleOptions.NETTY_SERVER_THREADS, 1)
+                    .with(ShuffleOptions.NETTY_CLIENT_THREADS, 1);
+            master = factory.createShuffleMaster(config);
+            producer = factory.createShuffleEnvironment(ShuffleEnvironmentContext.of(config, new ResourceId("p")));
+            consumer = link.equals("in-process") ? producer
+                    : factory.createShuffleEnvironment(ShuffleEnvironmentContext.of(config, new ResourceId("c")));
+            producer.start();
+            if (consumer != producer) {
+                consumer.start();
+            }
+        }
+
+        SluiceResultPartitionWriter writer(int subpartitions) throws Exception {
+            ResultPartitionID flinkId = new ResultPartitionID(new IntermediateResultPartitionID(),
+                    ExecutionAttemptID.randomId());
+            lastDescriptor = master.registerPartitionWithProducer(
+                    new io.sluice.api.PartitionDescriptor(PartitionIds.toSluice(flinkId),
+                            PartitionType.PIPELINED_BOUNDED, subpartitions, 0),
+                    new ProducerDescriptor(producer.resourceId(), producer.dataAddress())).join();
+            io.sluice.api.ResultPartitionWriter sluice = producer.createResultPartitionWriters("producer", List.of(
+                    new ResultPartitionDeploymentDescriptor(lastDescriptor, PartitionType.PIPELINED_BOUNDED,
+                            subpartitions))).get(0);
+            SluiceResultPartitionWriter writer = new SluiceResultPartitionWriter(sluice, flinkId, "producer", 128,
+                    Runnable::run, new TaskEventDispatcher());
+            writer.setup();
+            return writer;
+        }
+
+        /** A gate reading {@code subpartition} of the last writer's partition, requested as StreamTask does. */
+        SluiceInputGate gate(SluiceResultPartitionWriter writer, int subpartition, int gateIndex) throws Exception {
+            io.sluice.api.InputGate sluice = consumer.createInputGates("consumer", List.of(
+                    new InputGateDeploymentDescriptor(subpartition, List.of(lastDescriptor)))).get(0);
+            SluiceInputGate gate = new SluiceInputGate("consumer", gateIndex, ResultPartitionType.PIPELINED_BOUNDED,
+                    sluice, new int[] {0}, new int[] {subpartition},
+                    FlinkChannelStandIns.create("consumer", gateIndex, new IntermediateDataSetID(),
+                            ResultPartitionType.PIPELINED_BOUNDED,
+                            new ResultPartitionID[] {writer.getPartitionId()}, new int[] {subpartition}),
+                    new SimpleCounter());
+            gate.setup();
+            gate.finishReadRecoveredState();
+            assertTrue(gate.getStateConsumedFuture().isDone());
+            gate.requestPartitions();
+            return gate;
+        }
+
+        @Override
+        public void close() {
+            master.close();
+            consumer.close();
+            producer.close();
+            assertEquals(producer.metrics().totalSegments(), producer.metrics().availableSegments());
+            assertEquals(consumer.metrics().totalSegments(), consumer.metrics().availableSegments());
+        }
+    }
+}
