@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.function.Function;
 
 /**
- * How the text of one kind of option is read and printed: strings, ints, byte sizes
+ * How the text of one kind of option is read and printed: strings, ints, booleans, byte sizes
  * ({@link ByteSizes}) and durations ({@link Durations}). Immutable; any thread.
  *
  * @param <T> the option's value type
@@ -15,6 +15,8 @@ final class ConfigValueType<T> {
             new ConfigValueType<>("string", "", text -> text, value -> value);
     static final ConfigValueType<Integer> INT =
             new ConfigValueType<>("int", "", text -> Integer.valueOf(text.trim()), String::valueOf);
+    static final ConfigValueType<Boolean> BOOLEAN = new ConfigValueType<>("boolean", "; use true or false",
+            ConfigValueType::parseBoolean, String::valueOf);
     static final ConfigValueType<Long> BYTES = new ConfigValueType<>("byte size",
             "; use a whole number of bytes with an optional binary unit: 4096, 32k, 32kb, 64m, 1g",
             ByteSizes::parse, ByteSizes::format);
@@ -47,6 +49,18 @@ final class ConfigValueType<T> {
             throw new IllegalArgumentException(
                     key + ": cannot parse '" + text + "' as " + name + hint, e);
         }
+    }
+
+    /** {@code true} or {@code false}, case-insensitive; anything else is refused (never read as false). */
+    private static Boolean parseBoolean(String text) {
+        String trimmed = text.trim();
+        if (trimmed.equalsIgnoreCase("true")) {
+            return Boolean.TRUE;
+        }
+        if (trimmed.equalsIgnoreCase("false")) {
+            return Boolean.FALSE;
+        }
+        throw new NumberFormatException("not a boolean: " + text);
     }
 
     /** @return the text that {@link #parse} reads back to {@code value} */

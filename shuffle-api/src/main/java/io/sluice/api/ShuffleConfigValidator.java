@@ -102,6 +102,15 @@ public final class ShuffleConfigValidator {
             problems.add(initialKey + ": " + Durations.format(initial) + " is greater than " + maxKey
                     + " = " + Durations.format(max) + "; lower " + initialKey + " or raise " + maxKey);
         }
+        Duration interval = config.get(ShuffleOptions.NETTY_HEARTBEAT_INTERVAL);
+        Duration timeout = config.get(ShuffleOptions.NETTY_HEARTBEAT_TIMEOUT);
+        if (interval.compareTo(timeout) >= 0) {
+            String intervalKey = ShuffleOptions.NETTY_HEARTBEAT_INTERVAL.key();
+            String timeoutKey = ShuffleOptions.NETTY_HEARTBEAT_TIMEOUT.key();
+            problems.add(timeoutKey + ": " + Durations.format(timeout) + " is not longer than " + intervalKey
+                    + " = " + Durations.format(interval) + ": a live but idle connection would be closed; raise "
+                    + timeoutKey + " (a few intervals) or lower " + intervalKey);
+        }
     }
 
     private static String closestKey(String unknown) {

@@ -100,6 +100,66 @@ public final class ShuffleOptions {
             "Longest wait between partition request retries; once reached, the request fails with PartitionNotFoundException.",
             ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
 
+    /** Whether every data connection uses TLS with mutual authentication. */
+    public static final ConfigOption<Boolean> SSL_ENABLED = new ConfigOption<>(
+            "shuffle.security.ssl.enabled", false,
+            "TLS with mutual authentication on every data connection (TCP transports; local is exempt).",
+            ConfigValueType.BOOLEAN, ConfigValueRule.any());
+
+    /** This environment's private key and certificate chain. */
+    public static final ConfigOption<String> SSL_KEYSTORE = new ConfigOption<>(
+            "shuffle.security.ssl.keystore", "",
+            "File with this environment's private key and certificate chain; PKCS12 or JKS, the type is detected from the file.",
+            ConfigValueType.STRING, ConfigValueRule.any());
+
+    /** Password of the keystore file. */
+    public static final ConfigOption<String> SSL_KEYSTORE_PASSWORD = new ConfigOption<>(
+            "shuffle.security.ssl.keystore-password", "",
+            "Password of the keystore file.",
+            ConfigValueType.STRING, ConfigValueRule.any());
+
+    /** Password of the private key; empty means the keystore's password. */
+    public static final ConfigOption<String> SSL_KEY_PASSWORD = new ConfigOption<>(
+            "shuffle.security.ssl.key-password", "",
+            "Password of the private key in the keystore; empty = the keystore password.",
+            ConfigValueType.STRING, ConfigValueRule.any());
+
+    /** The certificates of the CAs whose peers are trusted. */
+    public static final ConfigOption<String> SSL_TRUSTSTORE = new ConfigOption<>(
+            "shuffle.security.ssl.truststore", "",
+            "File with the certificates of the CAs whose peers are trusted; PKCS12 or JKS.",
+            ConfigValueType.STRING, ConfigValueRule.any());
+
+    /** Password of the truststore file. */
+    public static final ConfigOption<String> SSL_TRUSTSTORE_PASSWORD = new ConfigOption<>(
+            "shuffle.security.ssl.truststore-password", "",
+            "Password of the truststore file.",
+            ConfigValueType.STRING, ConfigValueRule.any());
+
+    /** TLS engine: the JDK's, or OpenSSL (BoringSSL through netty-tcnative). */
+    public static final ConfigOption<String> SSL_PROVIDER = new ConfigOption<>(
+            "shuffle.security.ssl.provider", "jdk",
+            "TLS engine: jdk, or openssl (BoringSSL through io.netty:netty-tcnative-boringssl-static on the class path).",
+            ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("jdk", "openssl")));
+
+    /** Longest time a TLS handshake may take before the connection is refused. */
+    public static final ConfigOption<Duration> SSL_HANDSHAKE_TIMEOUT = new ConfigOption<>(
+            "shuffle.security.ssl.handshake-timeout", Duration.ofSeconds(10),
+            "Longest time a TLS handshake may take; a peer that has not finished it by then is refused.",
+            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+
+    /** A connection with nothing else to send sends a heartbeat this often. */
+    public static final ConfigOption<Duration> NETTY_HEARTBEAT_INTERVAL = new ConfigOption<>(
+            "shuffle.netty.heartbeat-interval", Duration.ofSeconds(10),
+            "A connection that had nothing else to send for this long sends a small heartbeat frame.",
+            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+
+    /** A connection on which no complete frame arrives for this long is closed. */
+    public static final ConfigOption<Duration> NETTY_HEARTBEAT_TIMEOUT = new ConfigOption<>(
+            "shuffle.netty.heartbeat-timeout", Duration.ofSeconds(60),
+            "A connection on which no complete frame arrived for this long is closed (dead peer, stalled or slow-drip connection); its channels fail with TransportException.",
+            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+
     /** Directories for the files of blocking partitions; empty means java.io.tmpdir. */
     public static final ConfigOption<String> TMP_DIRS = new ConfigOption<>(
             "shuffle.tmp-dirs", "",
@@ -125,7 +185,9 @@ public final class ShuffleOptions {
             FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_SUBPARTITION, OUTPUT_FLUSH_INTERVAL,
             NETTY_TRANSPORT, NETTY_PORT, NETTY_SERVER_THREADS, NETTY_CLIENT_THREADS,
             NETTY_CONNECT_TIMEOUT, PARTITION_REQUEST_INITIAL_BACKOFF, PARTITION_REQUEST_MAX_BACKOFF,
-            // Second round: the TLS and heartbeat options go before these three (API.md order).
+            SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,
+            SSL_TRUSTSTORE_PASSWORD, SSL_PROVIDER, SSL_HANDSHAKE_TIMEOUT,
+            NETTY_HEARTBEAT_INTERVAL, NETTY_HEARTBEAT_TIMEOUT,
             TMP_DIRS, BLOCKING_READ_MEMORY, COMPRESSION_CODEC);
 
     private ShuffleOptions() {

@@ -131,11 +131,42 @@ class ShuffleConfigTest {
                 "shuffle.max-buffers-per-subpartition", "shuffle.output.flush-interval", "shuffle.netty.transport",
                 "shuffle.netty.port", "shuffle.netty.server-threads", "shuffle.netty.client-threads",
                 "shuffle.netty.connect-timeout", "shuffle.partition-request.initial-backoff",
-                "shuffle.partition-request.max-backoff", "shuffle.tmp-dirs", "shuffle.blocking.read-memory",
-                "shuffle.compression.codec"), keys);
+                "shuffle.partition-request.max-backoff", "shuffle.security.ssl.enabled",
+                "shuffle.security.ssl.keystore", "shuffle.security.ssl.keystore-password",
+                "shuffle.security.ssl.key-password", "shuffle.security.ssl.truststore",
+                "shuffle.security.ssl.truststore-password", "shuffle.security.ssl.provider",
+                "shuffle.security.ssl.handshake-timeout", "shuffle.netty.heartbeat-interval",
+                "shuffle.netty.heartbeat-timeout", "shuffle.tmp-dirs",
+                "shuffle.blocking.read-memory", "shuffle.compression.codec"), keys);
         for (ConfigOption<?> option : ShuffleOptions.all()) {
             assertTrue(option.description().length() > 20, option.key() + " is described");
         }
+    }
+
+    @Test
+    void booleans_parseTrueAndFalseInAnyCase_andRefuseAnythingElseNamingTheKey() {
+        assertEquals(true, ShuffleConfig.empty().with("shuffle.security.ssl.enabled", "TRUE")
+                .get(ShuffleOptions.SSL_ENABLED));
+        assertEquals(false, ShuffleConfig.empty().with("shuffle.security.ssl.enabled", "False")
+                .get(ShuffleOptions.SSL_ENABLED));
+        assertEquals(false, ShuffleConfig.empty().get(ShuffleOptions.SSL_ENABLED));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ShuffleConfig.empty().with("shuffle.security.ssl.enabled", "yes").get(ShuffleOptions.SSL_ENABLED));
+        assertTrue(e.getMessage().contains("shuffle.security.ssl.enabled") && e.getMessage().contains("'yes'"),
+                e.getMessage());
+    }
+
+    @Test
+    void heartbeatTimeout_notLongerThanTheInterval_isRefusedNamingBoth() {
+        ShuffleConfig config = ShuffleConfig.empty()
+                .with(ShuffleOptions.NETTY_HEARTBEAT_INTERVAL, Duration.ofSeconds(5))
+                .with(ShuffleOptions.NETTY_HEARTBEAT_TIMEOUT, Duration.ofSeconds(5));
+
+        List<String> problems = ShuffleConfigValidator.problems(config);
+
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).startsWith("shuffle.netty.heartbeat-timeout")
+                && problems.get(0).contains("shuffle.netty.heartbeat-interval"), problems.get(0));
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleConfigValidator;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.netty.tls.TlsSettings;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +26,9 @@ import java.util.List;
  * @param connectTimeout          TCP connect timeout
  * @param initialBackoff          first delay before a partition request is retried
  * @param maxBackoff              largest delay between retries
+ * @param heartbeatInterval       quiet time after which a connection sends a heartbeat
+ * @param heartbeatTimeout        time without a complete frame after which a connection is closed
+ * @param tls                     the TLS settings, or null when TLS is disabled
  * @param tmpDirs                 directories for blocking partitions' files (never empty)
  * @param blockingReadMemory      bytes this environment uses to read blocking partitions, all readers together
  * @param compressionCodec        none or lz4
@@ -33,20 +37,24 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
                                 String transport, int port, int serverThreads, int clientThreads,
                                 Duration connectTimeout, Duration initialBackoff, Duration maxBackoff,
+                                Duration heartbeatInterval, Duration heartbeatTimeout, TlsSettings tls,
                                 List<String> tmpDirs, long blockingReadMemory, String compressionCodec) {
 
     /**
      * Reads and checks the context's configuration.
      *
      * @throws IllegalArgumentException listing every problem (unknown keys with the closest known one, values that
-     *                                  do not parse, values out of range), one per line
+     *                                  do not parse, values out of range, TLS files missing or unreadable), one per
+     *                                  line
      */
     public static EnvironmentConfig from(ShuffleEnvironmentContext context) {
         ShuffleConfig config = context.config();
         List<String> problems = new ArrayList<>(ShuffleConfigValidator.problems(config));
         long segmentSize = 0;
         long segments = 0;
+        TlsSettings tls = null;
         if (problems.isEmpty()) {
+            tls = TlsSettings.read(config, problems);
             segmentSize = config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE);
             segments = context.networkMemoryBytes() / segmentSize;
             if (segments < 1) {
@@ -76,6 +84,9 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 config.get(ShuffleOptions.NETTY_CONNECT_TIMEOUT),
                 config.get(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF),
                 config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF),
+                config.get(ShuffleOptions.NETTY_HEARTBEAT_INTERVAL),
+                config.get(ShuffleOptions.NETTY_HEARTBEAT_TIMEOUT),
+                tls,
                 tmpDirs(config.get(ShuffleOptions.TMP_DIRS)),
                 config.get(ShuffleOptions.BLOCKING_READ_MEMORY),
                 config.get(ShuffleOptions.COMPRESSION_CODEC));

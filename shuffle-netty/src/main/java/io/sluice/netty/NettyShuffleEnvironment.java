@@ -27,6 +27,7 @@ import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.sortmerge.BlockingReadScheduler;
 import io.sluice.netty.partition.sortmerge.SortMergeResultPartition;
+import io.sluice.netty.tls.TlsContexts;
 import io.sluice.netty.transport.ChannelPipelineHook;
 import io.sluice.netty.transport.ConnectionManager;
 import io.sluice.netty.transport.TransportMetrics;
@@ -84,12 +85,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     /** The metrics once closed and every segment came back (the pool is then freed and reads 0). */
     private ShuffleMetrics finalMetrics; // guarded by lock
 
-    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config) {
-        this(context, config, ChannelPipelineHook.NONE);
-    }
-
-    /** @param pipelineHook sees the transport's channels (a test and tool seam, see {@link NettyShuffleEnvironmentBuilder}) */
-    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config,
+    /**
+     * @param tls          the TLS of the data connections, or null for none
+     * @param pipelineHook sees the transport's channels (a test and tool seam, see {@link NettyShuffleEnvironmentBuilder})
+     */
+    NettyShuffleEnvironment(ShuffleEnvironmentContext context, EnvironmentConfig config, TlsContexts tls,
                             ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
@@ -107,7 +107,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.timer.setRemoveOnCancelPolicy(true);
         this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifications = NotificationExecutor.create(context.resourceId().value());
-        this.connectionManager = new ConnectionManager(context, config, partitionManager, pipelineHook);
+        this.connectionManager = new ConnectionManager(context, config, partitionManager, tls, pipelineHook);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager);
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),

@@ -35,10 +35,10 @@ public final class NettyShuffleEnvironmentBuilder {
 
     /**
      * @return a new environment; nothing listens until {@link ShuffleEnvironment#start()}
-     * @throws IllegalArgumentException listing every problem of the configuration
+     * @throws IllegalArgumentException listing every problem of the configuration (TLS included, as for the factory)
      */
     public ShuffleEnvironment build() {
-        return new NettyShuffleEnvironment(context, EnvironmentConfig.from(context), pipelineHook);
+        return new NettyShuffleServiceFactory().create(context, pipelineHook);
     }
 
     /**

@@ -5,6 +5,9 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleServiceFactory;
+import io.sluice.netty.tls.OpenSslSupport;
+import io.sluice.netty.tls.TlsContexts;
+import io.sluice.netty.transport.ChannelPipelineHook;
 
 /**
  * Sluice's default shuffle service: partitions and gates in one environment per process, in-process channels
@@ -15,8 +18,16 @@ import io.sluice.api.ShuffleServiceFactory;
  */
 public final class NettyShuffleServiceFactory implements ShuffleServiceFactory {
 
+    private final OpenSslSupport openSsl;
+
     /** For {@link java.util.ServiceLoader}. */
     public NettyShuffleServiceFactory() {
+        this(OpenSslSupport.netty());
+    }
+
+    /** @param openSsl whether the openssl TLS provider can run (tests stand in for a class path without it) */
+    NettyShuffleServiceFactory(OpenSslSupport openSsl) {
+        this.openSsl = openSsl;
     }
 
     @Override
@@ -27,10 +38,19 @@ public final class NettyShuffleServiceFactory implements ShuffleServiceFactory {
     /**
      * Creates an environment; nothing listens until {@link ShuffleEnvironment#start()}.
      *
-     * @throws IllegalArgumentException listing every problem of the configuration
+     * @throws IllegalArgumentException listing every problem of the configuration; with TLS, a keystore or
+     *                                  truststore that cannot be used or a wrong password names its option
      */
     @Override
     public ShuffleEnvironment createShuffleEnvironment(ShuffleEnvironmentContext context) {
-        return new NettyShuffleEnvironment(context, EnvironmentConfig.from(context));
+        return create(context, ChannelPipelineHook.NONE);
+    }
+
+    /** The one place an environment is made: its configuration read and checked, its TLS built when asked for. */
+    NettyShuffleEnvironment create(ShuffleEnvironmentContext context, ChannelPipelineHook pipelineHook) {
+        EnvironmentConfig config = EnvironmentConfig.from(context);
+        TlsContexts tls = config.tls() == null || context.localCommunicationOnly() ? null
+                : TlsContexts.create(config.tls(), openSsl);
+        return new NettyShuffleEnvironment(context, config, tls, pipelineHook);
     }
 }

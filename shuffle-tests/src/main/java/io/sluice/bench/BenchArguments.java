@@ -153,6 +153,9 @@ final class BenchArguments {
                 settings.put(entry.getKey().shuffleOption().key(), entry.getValue());
             }
         }
+        if (values.containsKey(BenchOption.SSL)) {
+            settings.put(ShuffleOptions.SSL_ENABLED.key(), "true");
+        }
         ShuffleConfig config = ShuffleConfig.fromMap(settings);
         List<String> problems = ShuffleConfigValidator.problems(config);
         if (!problems.isEmpty()) {

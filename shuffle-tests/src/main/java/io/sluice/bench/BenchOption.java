@@ -38,6 +38,10 @@ enum BenchOption {
     TRANSPORT("transport", "auto|nio|epoll|local", null,
             "the Netty transport between environments (local = in-JVM, for run only)",
             ShuffleOptions.NETTY_TRANSPORT, Command.RUN, Command.SERVE, Command.CONSUME),
+    SSL("ssl", "jdk|openssl", null,
+            "TLS with mutual authentication on every connection, with this provider; without"
+                    + " --conf shuffle.security.ssl.keystore=... run and serve make a throw-away CA and certificate",
+            ShuffleOptions.SSL_PROVIDER, Command.RUN, Command.SERVE, Command.CONSUME),
     FLUSH_INTERVAL("flush-interval", "TIME", null,
             "longest time a record waits in a partly filled buffer (0 = flush after every record)",
             ShuffleOptions.OUTPUT_FLUSH_INTERVAL, Command.RUN, Command.SERVE),

@@ -52,7 +52,7 @@ public final class Main {
         }
         BenchOptions options;
         try {
-            options = BenchArguments.parse(args);
+            options = BenchTls.withStores(BenchArguments.parse(args), err);
         } catch (UsageException e) {
             err.println("sluice-bench: " + e.getMessage());
             err.println("(sluice-bench --help lists the options)");

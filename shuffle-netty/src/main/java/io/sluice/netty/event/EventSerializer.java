@@ -84,6 +84,20 @@ public final class EventSerializer {
     }
 
     /**
+     * Refuses an event payload larger than {@link ResultPartitionWriter#MAX_EVENT_BYTES}.
+     *
+     * @param what where the event was given, for the message (e.g. "broadcastEvent")
+     * @throws IllegalArgumentException naming the size and the limit
+     */
+    public static void checkEventSize(ByteBuffer payload, String what) {
+        if (payload.remaining() > ResultPartitionWriter.MAX_EVENT_BYTES) {
+            throw new IllegalArgumentException(what + ": an event of " + payload.remaining()
+                    + " bytes is larger than the limit of " + ResultPartitionWriter.MAX_EVENT_BYTES + " bytes; events are control "
+                    + "messages, send data as records");
+        }
+    }
+
+    /**
      * The type of an event buffer.
      *
      * @throws IllegalArgumentException when {@code event} is a data buffer, is empty, or carries an unknown tag

@@ -225,6 +225,11 @@ public final class SingleInputGate implements InputGate {
 
     @Override
     public void sendTaskEvent(ByteBuffer event) throws IOException {
+        try {
+            EventSerializer.checkEventSize(event, "task event of " + ownerName);
+        } catch (IllegalArgumentException e) {
+            throw new ShuffleException(e.getMessage());
+        }
         for (InputChannel channel : channels) {
             channel.sendTaskEvent(event.duplicate());
         }

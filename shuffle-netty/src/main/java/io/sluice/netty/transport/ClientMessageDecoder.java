@@ -13,7 +13,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * Decodes the frames a server sends to a client into {@link BufferResponse} and {@link ErrorResponse}, copying
+ * Decodes the frames a server sends to a client into {@link BufferResponse}, {@link ErrorResponse} and
+ * {@link Heartbeat}, copying
  * BufferResponse payloads straight from the socket's ByteBufs into a buffer of the receiving channel, across as
  * many reads as the payload spans. Only headers are accumulated: the {@link Frame} header and the BufferResponse
  * header in one ByteBuf of {@value #HEADER_CAPACITY} bytes, and an ErrorResponse body (at most
@@ -181,9 +182,16 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
                 errorBody = ctx.alloc().buffer(bodyLength, bodyLength);
                 state = State.ERROR_RESPONSE_BODY;
             }
+            case Heartbeat.ID -> {
+                if (frameLength != Frame.HEADER_LENGTH) {
+                    throw new CorruptFrameException("Heartbeat frame of " + frameLength + " bytes; a heartbeat has "
+                            + "an empty body (" + Frame.HEADER_LENGTH + " bytes)");
+                }
+                deliver(ctx, Heartbeat.INSTANCE);
+            }
             default -> throw new CorruptFrameException("message id " + messageId
-                    + " is not a server-to-client message; expected " + BufferResponse.ID + " or "
-                    + ErrorResponse.ID);
+                    + " is not a server-to-client message; expected " + BufferResponse.ID + ", "
+                    + ErrorResponse.ID + " or " + Heartbeat.ID);
         }
     }
 

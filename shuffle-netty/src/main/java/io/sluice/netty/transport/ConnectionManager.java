@@ -20,7 +20,9 @@ import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.EnvironmentConfig;
 import io.sluice.netty.compression.BufferCompressor;
+import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.partition.ResultPartitionManager;
+import io.sluice.netty.tls.TlsContexts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +37,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * An environment's Netty transport: the data server that serves its partitions to other environments, and the
  * client factory through which its remote channels connect to theirs.
  *
+ * <p>Pipelines (TLS handlers only with TLS on a TCP transport):
+ * <pre>
+ *   server: [tls, tls-guard,] decoder, encoder, heartbeat, requests, queue
+ *   client: [tls,] decoder, encoder, heartbeat, credit
+ * </pre>
+ *
  * <p>Life cycle: {@link #start()} once, {@link #close()} once (idempotent); the metrics from any thread.
  */
 public final class ConnectionManager {
@@ -45,8 +53,13 @@ public final class ConnectionManager {
     static final AttributeKey<CreditBasedClientHandler> CLIENT_HANDLER =
             AttributeKey.valueOf(ConnectionManager.class, "clientHandler");
 
-    /** Events and error messages above this size are refused on the wire; data frames are bounded by a segment. */
-    private static final int MAX_EVENT_FRAME_BYTES = 1 << 20;
+    /**
+     * The largest server-to-client frame that is not a data buffer: an event buffer of
+     * {@link io.sluice.api.ResultPartitionWriter#MAX_EVENT_BYTES}, or an error message (with its cause chain). Data frames are bounded by
+     * a segment. Clients accumulate only error bodies, so this is what a client buffers at most per connection.
+     */
+    private static final int MAX_EVENT_FRAME_BYTES = Math.max(1 << 20,
+            BufferResponse.frameLength(EventSerializer.MAX_SERIALIZED_EVENT_BYTES));
 
     /**
      * Unflushed bytes a server connection may queue before it stops taking buffers from its readers. The queued
@@ -71,6 +84,8 @@ public final class ConnectionManager {
     private final ShuffleEnvironmentContext context;
     private final EnvironmentConfig config;
     private final ResultPartitionManager partitionManager;
+    /** Null without TLS. */
+    private final TlsContexts tls;
     private final ChannelPipelineHook pipelineHook;
     private final TransportMetrics metrics = new TransportMetrics();
     /** lz4 for data buffers on the wire (shuffle.compression.codec), or null. */
@@ -91,20 +106,24 @@ public final class ConnectionManager {
      */
     private volatile boolean closing;
 
+    /** A transport without TLS. */
     public ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
                              ResultPartitionManager partitionManager) {
-        this(context, config, partitionManager, ChannelPipelineHook.NONE);
+        this(context, config, partitionManager, null, ChannelPipelineHook.NONE);
     }
 
     /**
+     * @param tls          the TLS of every TCP connection, or null for none (the local transport never uses it)
      * @param pipelineHook sees every channel once its pipeline is built (a test and tool seam);
      *                     {@link ChannelPipelineHook#NONE} for none
      */
     public ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
-                             ResultPartitionManager partitionManager, ChannelPipelineHook pipelineHook) {
+                             ResultPartitionManager partitionManager, TlsContexts tls,
+                             ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
         this.partitionManager = partitionManager;
+        this.tls = tls;
         this.pipelineHook = Objects.requireNonNull(pipelineHook, "pipelineHook");
         this.dataAddress = new InetSocketAddress(context.bindAddress(), 0);
         this.compressor = config.compressionEnabled() ? new BufferCompressor() : null;
@@ -134,7 +153,8 @@ public final class ConnectionManager {
                 throw e;
             }
             clientFactory = new PartitionRequestClientFactory(newClientBootstrap(), this::remoteAddressOf);
-            LOG.info("Environment {} serves data on {} ({} transport)", rid, dataAddress, type);
+            LOG.info("Environment {} serves data on {} ({} transport, {})", rid, dataAddress, type,
+                    usesTls() ? "TLS with mutual authentication, " + tls.provider() + " provider" : "no TLS");
             return dataAddress.getPort();
         }
     }
@@ -153,12 +173,19 @@ public final class ConnectionManager {
                         if (!track(channel)) {
                             return;
                         }
+                        // FileRegions need a TCP socket and no handler that rewrites bytes: not on the local
+                        // transport, and not under TLS (SslHandler encrypts ByteBufs only).
                         PartitionRequestQueue queue = new PartitionRequestQueue(metrics, compressor,
-                                // FileRegions need a TCP socket and no handler that rewrites bytes (with TLS: false)
-                                type != TransportType.LOCAL);
-                        channel.pipeline()
-                                .addLast("decoder", new ServerMessageDecoder(MAX_EVENT_FRAME_BYTES))
+                                type != TransportType.LOCAL && !usesTls());
+                        ChannelPipeline pipeline = channel.pipeline();
+                        if (usesTls()) {
+                            pipeline.addLast("tls", tls.newServerHandler(channel.alloc()))
+                                    .addLast("tls-guard", new TlsHandshakeGuard());
+                        }
+                        pipeline.addLast("decoder", new ServerMessageDecoder(ServerMessageDecoder.maxClientFrameLength()))
                                 .addLast("encoder", ENCODER)
+                                .addLast("heartbeat", new HeartbeatHandler(config.heartbeatInterval(),
+                                        config.heartbeatTimeout(), "consumer"))
                                 .addLast("requests", new PartitionRequestServerHandler(partitionManager, queue,
                                         Math.max(1, config.initialBackoff().toMillis())))
                                 .addLast("queue", queue);
@@ -171,7 +198,8 @@ public final class ConnectionManager {
             dataAddress = new InetSocketAddress(context.bindAddress(), port);
             bindTo = localAddressOf(dataAddress);
         } else {
-            bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
+            bootstrap.childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true);
             bindTo = new InetSocketAddress(context.bindAddress(), config.port());
         }
         try {
@@ -205,16 +233,28 @@ public final class ConnectionManager {
                         }
                         CreditBasedClientHandler handler = channel.attr(CLIENT_HANDLER).get();
                         ChannelPipeline pipeline = channel.pipeline();
+                        if (usesTls()) {
+                            pipeline.addLast("tls", tls.newClientHandler(channel.alloc()));
+                        }
                         pipeline.addLast("decoder", new ClientMessageDecoder(handler, maxFrame, compressor, metrics))
                                 .addLast("encoder", ENCODER)
+                                .addLast("heartbeat", new HeartbeatHandler(config.heartbeatInterval(),
+                                        config.heartbeatTimeout(),
+                                        "producer " + handler.connectionId().producerId().value()))
                                 .addLast("credit", handler);
                         pipelineHook.clientChannelInitialized(channel);
                     }
                 });
         if (type != TransportType.LOCAL) {
-            bootstrap.option(ChannelOption.TCP_NODELAY, true);
+            bootstrap.option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true);
         }
         return bootstrap;
+    }
+
+    /** Whether connections use TLS: configured, and a TCP transport (the local transport is in-JVM and exempt). */
+    private boolean usesTls() {
+        return tls != null && type != TransportType.LOCAL;
     }
 
     /**

@@ -61,6 +61,11 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
         this.ctx = ctx;
     }
 
+    /** The connection this handler serves. */
+    ConnectionId connectionId() {
+        return connectionId;
+    }
+
     /** Registers a channel before its partition request is sent. Any thread. */
     void addInputChannel(RemoteInputChannel channel) {
         channels.put(channel.inputChannelId(), channel);

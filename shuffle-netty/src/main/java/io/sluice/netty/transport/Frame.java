@@ -17,8 +17,11 @@ public final class Frame {
     /** "SLCE" in ASCII: lets a receiver tell garbage (e.g. an HTTP request on the data port) from a frame. */
     public static final int MAGIC = 0x534C4345;
 
-    /** The protocol version this code speaks; a frame of any other version is rejected. */
-    public static final byte VERSION = 1;
+    /**
+     * The protocol version this code speaks; a frame of any other version is rejected. Version 2 added
+     * {@link Heartbeat} (both directions).
+     */
+    public static final byte VERSION = 2;
 
     /** frameLength (4) + magic (4) + version (1) + messageId (1). */
     public static final int HEADER_LENGTH = 10;

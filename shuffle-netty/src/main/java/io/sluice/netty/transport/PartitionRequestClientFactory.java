@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.ssl.SslHandler;
 import io.sluice.api.TransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,11 +104,35 @@ public final class PartitionRequestClientFactory {
                 return;
             }
             Channel channel = future.channel();
-            PartitionRequestClient client = new PartitionRequestClient(channel, handler, connectionId, this);
             channel.closeFuture().addListener(closed -> clients.remove(connectionId, result));
-            LOG.debug("Connected to {} on {}", connectionId, channel);
-            result.complete(client);
+            SslHandler tls = channel.pipeline().get(SslHandler.class);
+            if (tls == null) {
+                onConnected(connectionId, channel, handler, result);
+                return;
+            }
+            // With TLS the connection is usable once the producer accepted our certificate and we accepted its.
+            tls.handshakeFuture().addListener(handshake -> {
+                if (handshake.isSuccess()) {
+                    LOG.info("Connected to {} with {} {}", connectionId, tls.engine().getSession().getProtocol(),
+                            tls.engine().getSession().getCipherSuite());
+                    onConnected(connectionId, channel, handler, result);
+                    return;
+                }
+                clients.remove(connectionId, result);
+                channel.close();
+                result.completeExceptionally(new TransportException("TLS handshake with " + connectionId
+                        + " failed: " + handshake.cause().getMessage() + "; both ends need a certificate that "
+                        + "chains to the other's truststore (shuffle.security.ssl.*)", connectionId.address(),
+                        handshake.cause()));
+            });
         });
+    }
+
+    private void onConnected(ConnectionId connectionId, Channel channel, CreditBasedClientHandler handler,
+                             CompletableFuture<PartitionRequestClient> result) {
+        PartitionRequestClient client = new PartitionRequestClient(channel, handler, connectionId, this);
+        LOG.debug("Connected to {} on {}", connectionId, channel);
+        result.complete(client);
     }
 
     /** The client is closing: the next request for its id connects anew. */

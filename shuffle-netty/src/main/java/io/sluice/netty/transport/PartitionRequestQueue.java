@@ -55,6 +55,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     private final Runnable drainTask = this::drainNotifications;
 
     private ChannelHandlerContext ctx; // set once in handlerAdded
+    private ServerReadThrottle readThrottle; // set once in handlerAdded
 
     PartitionRequestQueue(TransportMetrics metrics) {
         this(metrics, null, false);
@@ -74,6 +75,12 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.readThrottle = new ServerReadThrottle(ctx.channel());
+    }
+
+    /** Pauses reading from this connection while it cannot take more. Event loop. */
+    ServerReadThrottle readThrottle() {
+        return readThrottle;
     }
 
     /** Hands a reader that may have data to the event loop. Any thread; never blocks. */
@@ -173,9 +180,16 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Answers a receiver with an error and forgets its reader. Event loop. */
+    /**
+     * Answers a receiver with an error and forgets its reader. Event loop. The reply is written even when the
+     * connection is not writable (it is small and the receiver must learn of its failure), but then
+     * {@link ServerReadThrottle} has stopped reading, so no new request can add to the queue until it drains.
+     */
     void failReader(CreditBasedViewReader reader, Throwable cause) {
         removeReader(reader);
+        if (!ctx.channel().isActive()) {
+            return;
+        }
         ctx.writeAndFlush(ErrorResponse.of(cause, reader.receiverId()))
                 .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
     }
@@ -190,6 +204,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        readThrottle.writabilityChanged();
         writeAndFlush();
         super.channelWritabilityChanged(ctx);
     }

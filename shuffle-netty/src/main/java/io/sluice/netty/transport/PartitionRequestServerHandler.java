@@ -98,7 +98,9 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
             queue.onViewAttached(reader);
             return;
         }
+        queue.readThrottle().requestParked();
         ctx.executor().schedule(() -> {
+            queue.readThrottle().requestUnparked();
             if (partitionManager.removeRegistrationListener(request.partitionId(), onRegistered)
                     && queue.reader(request.receiverId()) == reader && !reader.isReleased()) {
                 queue.failReader(reader, new PartitionNotFoundException(request.partitionId()));
@@ -126,8 +128,9 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
             LOG.warn("Closing connection from {}: corrupt frame: {}", ctx.channel().remoteAddress(),
                     cause.getMessage());
         } else if (cause instanceof IOException) {
-            // The consumer went away (reset, closed under a write): its readers are released below, nothing is lost.
-            LOG.info("Connection from {} lost: {}", ctx.channel().remoteAddress(), cause.toString());
+            // The consumer went away (reset, closed under a write, heartbeat timeout): its readers are released
+            // below, nothing is lost.
+            LOG.info("Connection from {} lost: {}", ctx.channel().remoteAddress(), cause.getMessage());
         } else {
             LOG.warn("Closing connection from {} after an error", ctx.channel().remoteAddress(), cause);
             if (ctx.channel().isActive()) {

@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * Decodes the frames a client sends to the server into {@link PartitionRequest}, {@link AddCredit},
- * {@link CancelPartitionRequest}, {@link CloseRequest}, {@link TaskEventRequest} and {@link ResumeConsumption}. These messages are small, so a
- * frame is accumulated whole (at most {@code maxFrameLength} bytes) and parsed from Netty's cumulation buffer.
+ * {@link CancelPartitionRequest}, {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption} and
+ * {@link Heartbeat}. These messages are small, so a frame is accumulated whole (at most {@code maxFrameLength} bytes,
+ * see {@link #maxClientFrameLength()}) and parsed from Netty's cumulation buffer.
  *
  * <p>A frame that breaks the protocol (see {@link Frame}, plus message ids the server does not accept, and bodies
  * that do not match their length) raises {@link CorruptFrameException} as soon as its header has arrived; from then
@@ -25,6 +26,15 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
     private final int maxFrameLength;
 
     private State state = State.DECODING;
+
+    /**
+     * The largest frame a well-behaved client sends: a {@link TaskEventRequest} carrying an event of
+     * {@link io.sluice.api.ResultPartitionWriter#MAX_EVENT_BYTES}. Every other client message is a few dozen
+     * bytes. A partly received frame is all the server buffers per connection on the read side, so this bounds it.
+     */
+    public static int maxClientFrameLength() {
+        return TaskEventRequest.frameLength(io.sluice.api.ResultPartitionWriter.MAX_EVENT_BYTES);
+    }
 
     /** @param maxFrameLength the largest frame accepted, header included; larger ones are corrupt */
     public ServerMessageDecoder(int maxFrameLength) {
@@ -62,12 +72,12 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
     private static void checkAccepted(byte messageId) {
         switch (messageId) {
             case PartitionRequest.ID, AddCredit.ID, CancelPartitionRequest.ID, CloseRequest.ID, TaskEventRequest.ID,
-                    ResumeConsumption.ID -> {
+                    ResumeConsumption.ID, Heartbeat.ID -> {
             }
             default -> throw new CorruptFrameException("message id " + messageId
                     + " is not a client-to-server message; expected one of " + PartitionRequest.ID + ", "
                     + AddCredit.ID + ", " + CancelPartitionRequest.ID + ", " + CloseRequest.ID + ", "
-                    + TaskEventRequest.ID + ", " + ResumeConsumption.ID);
+                    + TaskEventRequest.ID + ", " + ResumeConsumption.ID + ", " + Heartbeat.ID);
         }
     }
 
@@ -80,6 +90,7 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
             case CloseRequest.ID -> Frame.readBody(body, CloseRequest::readBody, "CloseRequest");
             case TaskEventRequest.ID -> Frame.readBody(body, TaskEventRequest::readBody, "TaskEventRequest");
             case ResumeConsumption.ID -> Frame.readBody(body, ResumeConsumption::readBody, "ResumeConsumption");
+            case Heartbeat.ID -> Frame.readBody(body, Heartbeat::readBody, "Heartbeat");
             default -> throw new IllegalStateException("message id " + messageId + " passed checkAccepted");
         };
     }

@@ -56,7 +56,16 @@ public final class TaskEventRequest extends NettyMessage {
 
     @Override
     int bodyLength() {
-        return Integer.BYTES + event.length + 2 * WireFields.ID_LENGTH;
+        return bodyLength(event.length);
+    }
+
+    private static int bodyLength(int eventLength) {
+        return Integer.BYTES + eventLength + 2 * WireFields.ID_LENGTH;
+    }
+
+    /** The length of the frame of a request carrying an event of {@code eventLength} bytes, header included. */
+    static int frameLength(int eventLength) {
+        return Frame.HEADER_LENGTH + bodyLength(eventLength);
     }
 
     @Override

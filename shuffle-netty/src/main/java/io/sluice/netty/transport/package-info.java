@@ -7,7 +7,12 @@
  * that send buffers against credit); the client side ({@link io.sluice.netty.transport.PartitionRequestClientFactory},
  * one shared {@link io.sluice.netty.transport.PartitionRequestClient} per
  * {@link io.sluice.netty.transport.ConnectionId}, and its {@link io.sluice.netty.transport.CreditBasedClientHandler});
- * and {@link io.sluice.netty.transport.ConnectionManager}, which owns the event loops and the data server.
+ * and {@link io.sluice.netty.transport.ConnectionManager}, which owns the event loops and the data server. Every
+ * connection carries heartbeats ({@code HeartbeatHandler}: a frame when there was nothing else to send, failure when
+ * no complete frame arrived for the timeout); the server bounds what a client can make it hold
+ * ({@code ServerMessageDecoder.maxClientFrameLength()}, {@code ServerReadThrottle}) and, with TLS, refuses untrusted
+ * peers with one log line ({@code TlsHandshakeGuard}). With TLS the SslHandler encrypts each payload into buffers of
+ * its own: the zero-copy path described below then ends at the SslHandler.
  *
  * <h2>Threads</h2>
  * <ul>

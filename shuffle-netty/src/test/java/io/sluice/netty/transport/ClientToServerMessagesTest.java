@@ -88,9 +88,19 @@ class ClientToServerMessagesTest {
         assertEquals(Frame.HEADER_LENGTH + Integer.BYTES + 16, wire.length);
         assertEquals(wire.length, frame.getInt(0), "frameLength counts the whole frame, itself included");
         assertEquals(0x534C4345, frame.getInt(4));
-        assertEquals(1, frame.get(8));
+        assertEquals(2, frame.get(8), "protocol version 2 (heartbeats)");
         assertEquals(AddCredit.ID, frame.get(9));
         assertEquals(5, frame.getInt(10));
+    }
+
+    @Test
+    void heartbeat_isAnEmptyFrame_andDecodesOnBothSides() {
+        byte[] wire = channels.encode(Heartbeat.INSTANCE);
+
+        assertEquals(Frame.HEADER_LENGTH, wire.length);
+        assertEquals(Heartbeat.ID, wire[9]);
+        channels.feed(server, wire, 3);
+        assertEquals(Heartbeat.INSTANCE, server.readInbound());
     }
 
     @ParameterizedTest

@@ -54,14 +54,14 @@ class CorruptFrameTest {
 
     static Stream<Arguments> badHeaders() {
         return Stream.of(Side.values()).flatMap(side -> Stream.of(
-                Arguments.of(side, header(14, 0x12345678, 1, side.acceptedId),
+                Arguments.of(side, header(14, 0x12345678, Frame.VERSION, side.acceptedId),
                         "bad magic 0x12345678, expected 0x534C4345"),
-                Arguments.of(side, header(14, MAGIC, 2, side.acceptedId), "unsupported protocol version 2, expected 1"),
-                Arguments.of(side, header(14, MAGIC, 1, 42), "message id 42 is not a " + side.direction + " message"),
-                Arguments.of(side, header(-1, MAGIC, 1, side.acceptedId), "negative frame length -1"),
-                Arguments.of(side, header(9, MAGIC, 1, side.acceptedId),
+                Arguments.of(side, header(14, MAGIC, 1, side.acceptedId), "unsupported protocol version 1, expected 2"),
+                Arguments.of(side, header(14, MAGIC, Frame.VERSION, 42), "message id 42 is not a " + side.direction + " message"),
+                Arguments.of(side, header(-1, MAGIC, Frame.VERSION, side.acceptedId), "negative frame length -1"),
+                Arguments.of(side, header(9, MAGIC, Frame.VERSION, side.acceptedId),
                         "frame length 9 is shorter than the 10-byte frame header"),
-                Arguments.of(side, header(MAX + 1, MAGIC, 1, side.acceptedId),
+                Arguments.of(side, header(MAX + 1, MAGIC, Frame.VERSION, side.acceptedId),
                         "frame length " + (MAX + 1) + " exceeds the decoder's limit of " + MAX + " bytes")));
     }
 
@@ -135,7 +135,7 @@ class CorruptFrameTest {
         EmbeddedChannel client = channels.channel(new ClientMessageDecoder(buffers, 1 << 20));
         int size = io.sluice.netty.event.EventSerializer.MAX_SERIALIZED_EVENT_BYTES + 1;
         byte[] headerOnly = ByteBuffer.allocate(Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH)
-                .put(header(BufferResponse.frameLength(size), MAGIC, 1, BufferResponse.ID))
+                .put(header(BufferResponse.frameLength(size), MAGIC, Frame.VERSION, BufferResponse.ID))
                 .put(bufferResponseHeader(1, size)).array();
 
         assertCorrupt(client, headerOnly, "event of " + size + " bytes exceeds the limit of "
@@ -180,7 +180,7 @@ class CorruptFrameTest {
             bodyLength += part.length;
         }
         ByteBuffer frame = ByteBuffer.allocate(Frame.HEADER_LENGTH + bodyLength)
-                .put(header(Frame.HEADER_LENGTH + bodyLength, MAGIC, 1, messageId));
+                .put(header(Frame.HEADER_LENGTH + bodyLength, MAGIC, Frame.VERSION, messageId));
         for (byte[] part : bodyParts) {
             frame.put(part);
         }

@@ -30,7 +30,7 @@ public class BulkThroughputBenchmark extends StreamingBenchmark {
     public void setUp() throws Exception {
         ShuffleConfig config = ShuffleConfig.empty();
         int fullBuffer = (int) (long) config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE) - RecordFraming.LENGTH_BYTES;
-        fixture = new StreamingFixture(Link.named(link), config, 1, channels, StreamingFixture.Readers.THREAD_PER_GATE,
+        fixture = new StreamingFixture(Link.named(link), withTls(config), 1, channels, StreamingFixture.Readers.THREAD_PER_GATE,
                 fullBuffer);
     }
 

@@ -36,7 +36,7 @@ public class ManyChannelsBenchmark extends StreamingBenchmark {
         int producers = Integer.parseInt(sides[0]);
         StreamingFixture.Readers readers = producers == 1
                 ? StreamingFixture.Readers.ONE_THREAD : StreamingFixture.Readers.THREAD_PER_GATE;
-        fixture = new StreamingFixture(Link.named(link), ShuffleConfig.empty(), producers, Integer.parseInt(sides[1]),
+        fixture = new StreamingFixture(Link.named(link), withTls(ShuffleConfig.empty()), producers, Integer.parseInt(sides[1]),
                 readers, RECORD_BYTES);
     }
 

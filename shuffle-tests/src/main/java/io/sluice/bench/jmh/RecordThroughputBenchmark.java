@@ -25,7 +25,7 @@ public class RecordThroughputBenchmark extends StreamingBenchmark {
     /** Starts the stream. */
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        fixture = new StreamingFixture(Link.named(link), ShuffleConfig.empty(), 1, 1,
+        fixture = new StreamingFixture(Link.named(link), withTls(ShuffleConfig.empty()), 1, 1,
                 StreamingFixture.Readers.THREAD_PER_GATE, recordBytes);
     }
 

@@ -20,6 +20,7 @@ import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -193,13 +194,32 @@ public final class ShuffleFixture implements AutoCloseable {
      */
     public RegisteredPartition registerPartition(PartitionType type, int numberOfSubpartitions, int connectionIndex)
             throws Exception {
+        return registerPartition(type, numberOfSubpartitions, connectionIndex, producerEnvironment().dataAddress());
+    }
+
+    /**
+     * Registers a new pipelined partition produced in the {@link #producerEnvironment()} whose consumers reach it at
+     * {@code dataAddress} instead of the environment's own (e.g. a proxy in front of it).
+     *
+     * @param numberOfSubpartitions one per consumer
+     * @param connectionIndex which of the connections to the producer its remote consumers use
+     * @param dataAddress where consumers connect to
+     * @return its descriptor, for {@link #createWriter} and {@link #createGate}
+     */
+    public RegisteredPartition registerPartition(int numberOfSubpartitions, int connectionIndex,
+                                                 InetSocketAddress dataAddress) throws Exception {
+        return registerPartition(PartitionType.PIPELINED_BOUNDED, numberOfSubpartitions, connectionIndex, dataAddress);
+    }
+
+    private RegisteredPartition registerPartition(PartitionType type, int numberOfSubpartitions, int connectionIndex,
+                                                  InetSocketAddress dataAddress) throws Exception {
         ShuffleEnvironment producer = producerEnvironment();
         PartitionDescriptor partition = new PartitionDescriptor(ResultPartitionId.random(), type,
                 numberOfSubpartitions, connectionIndex);
         ShuffleDescriptor descriptor;
         try {
             descriptor = master.registerPartitionWithProducer(partition,
-                            new ProducerDescriptor(producer.resourceId(), producer.dataAddress()))
+                            new ProducerDescriptor(producer.resourceId(), dataAddress))
                     .get(REGISTRATION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw new AssertionError("registering " + partition + " failed", e.getCause());

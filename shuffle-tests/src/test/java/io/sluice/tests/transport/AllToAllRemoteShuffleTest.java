@@ -34,7 +34,7 @@ class AllToAllRemoteShuffleTest {
     private static final int CONSUMERS = 4;
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
     /** 512 segments each: the four partitions and the four gates need at most 64. */
-    private static final ShuffleConfig CONFIG = MemoryConfig.of(512, SEGMENT_SIZE);
+    static final ShuffleConfig CONFIG = MemoryConfig.of(512, SEGMENT_SIZE);
     /**
      * Mixed sizes up to three segments, with the boundaries of framing: a 4-byte length plus 4092 bytes fills a
      * segment exactly, 4096 and 4100 bytes spill just over; 8000 and 12288 bytes span two to four buffers.
@@ -48,7 +48,16 @@ class AllToAllRemoteShuffleTest {
     @EveryTransport
     void fourProducersToFourConsumers_acrossTwoEnvironments_deliverEveryRecordOnceInOrderAndIntact(Transport transport)
             throws Exception {
-        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
+        shuffleAllToAll(transport, CONFIG);
+    }
+
+    /**
+     * The whole all-to-all shuffle with its checks, on a configuration based on {@link #CONFIG} (e.g. with TLS).
+     *
+     * @param config both environments' configuration
+     */
+    static void shuffleAllToAll(Transport transport, ShuffleConfig config) throws Exception {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, config)) {
             RegisteredPartition[] partitions = new RegisteredPartition[PRODUCERS];
             ResultPartitionWriter[] writers = new ResultPartitionWriter[PRODUCERS];
             for (int p = 0; p < PRODUCERS; p++) {
