@@ -88,6 +88,12 @@ public final class ShuffleConfigValidator {
                     + " segments of " + ByteSizes.format(segment) + ", more than " + Integer.MAX_VALUE
                     + "; lower " + totalKey + " or raise " + segmentKey);
         }
+        long readMemory = config.get(ShuffleOptions.BLOCKING_READ_MEMORY);
+        if (readMemory < segment) {
+            String readKey = ShuffleOptions.BLOCKING_READ_MEMORY.key();
+            problems.add(readKey + ": " + ByteSizes.format(readMemory) + " is less than one segment (" + segmentKey
+                    + " = " + ByteSizes.format(segment) + "); raise " + readKey);
+        }
         Duration initial = config.get(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF);
         Duration max = config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF);
         if (initial.compareTo(max) > 0) {

@@ -160,6 +160,26 @@ public final class ShuffleOptions {
             "A connection on which no complete frame arrived for this long is closed (dead peer, stalled or slow-drip connection); its channels fail with TransportException.",
             ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
 
+    /** Directories for the files of blocking partitions; empty means java.io.tmpdir. */
+    public static final ConfigOption<String> TMP_DIRS = new ConfigOption<>(
+            "shuffle.tmp-dirs", "",
+            "Comma-separated directories for the files of blocking partitions (one environment directory under each, "
+                    + "used round-robin); empty = java.io.tmpdir.",
+            ConfigValueType.STRING, ConfigValueRule.any());
+
+    /** Memory one environment uses to read blocking partitions, all readers together. */
+    public static final ConfigOption<Long> BLOCKING_READ_MEMORY = new ConfigOption<>(
+            "shuffle.blocking.read-memory", 32L << 20,
+            "Memory one environment uses to read blocking partitions from disk, shared by all readers; at least one "
+                    + "segment.",
+            ConfigValueType.BYTES, ConfigValueRule.atLeast(1));
+
+    /** Codec for data buffers on the wire and on disk: none or lz4. */
+    public static final ConfigOption<String> COMPRESSION_CODEC = new ConfigOption<>(
+            "shuffle.compression.codec", "none",
+            "Compression of data buffers on the wire and on disk: none or lz4; both ends of a connection must agree.",
+            ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("none", "lz4")));
+
     private static final List<ConfigOption<?>> ALL = List.of(
             SHUFFLE_SERVICE_FACTORY_CLASS, MEMORY_TOTAL, MEMORY_SEGMENT_SIZE, BUFFERS_PER_CHANNEL,
             FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_SUBPARTITION, OUTPUT_FLUSH_INTERVAL,
@@ -167,7 +187,8 @@ public final class ShuffleOptions {
             NETTY_CONNECT_TIMEOUT, PARTITION_REQUEST_INITIAL_BACKOFF, PARTITION_REQUEST_MAX_BACKOFF,
             SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,
             SSL_TRUSTSTORE_PASSWORD, SSL_PROVIDER, SSL_HANDSHAKE_TIMEOUT,
-            NETTY_HEARTBEAT_INTERVAL, NETTY_HEARTBEAT_TIMEOUT);
+            NETTY_HEARTBEAT_INTERVAL, NETTY_HEARTBEAT_TIMEOUT,
+            TMP_DIRS, BLOCKING_READ_MEMORY, COMPRESSION_CODEC);
 
     private ShuffleOptions() {
     }

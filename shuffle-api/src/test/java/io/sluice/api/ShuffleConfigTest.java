@@ -101,6 +101,25 @@ class ShuffleConfigTest {
         assertEquals(Duration.ofSeconds(10), config.get(ShuffleOptions.NETTY_CONNECT_TIMEOUT));
         assertEquals(Duration.ofMillis(100), config.get(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF));
         assertEquals(Duration.ofSeconds(10), config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF));
+        assertEquals("", config.get(ShuffleOptions.TMP_DIRS));
+        assertEquals(32L << 20, config.get(ShuffleOptions.BLOCKING_READ_MEMORY));
+        assertEquals("none", config.get(ShuffleOptions.COMPRESSION_CODEC));
+    }
+
+    @Test
+    void blockingOptions_outOfRange_areReportedNamingTheOption() {
+        ShuffleConfig config = ShuffleConfig.empty()
+                .with("shuffle.compression.codec", "zip")
+                .with("shuffle.blocking.read-memory", "1k");
+
+        List<String> problems = ShuffleConfigValidator.problems(config);
+
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).startsWith("shuffle.compression.codec"), problems.toString());
+        List<String> readMemory = ShuffleConfigValidator.problems(ShuffleConfig.empty()
+                .with("shuffle.blocking.read-memory", "1k"));
+        assertEquals(List.of("shuffle.blocking.read-memory: 1k is less than one segment "
+                + "(shuffle.memory.segment-size = 32k); raise shuffle.blocking.read-memory"), readMemory);
     }
 
     @Test
@@ -117,7 +136,8 @@ class ShuffleConfigTest {
                 "shuffle.security.ssl.key-password", "shuffle.security.ssl.truststore",
                 "shuffle.security.ssl.truststore-password", "shuffle.security.ssl.provider",
                 "shuffle.security.ssl.handshake-timeout", "shuffle.netty.heartbeat-interval",
-                "shuffle.netty.heartbeat-timeout"), keys);
+                "shuffle.netty.heartbeat-timeout", "shuffle.tmp-dirs",
+                "shuffle.blocking.read-memory", "shuffle.compression.codec"), keys);
         for (ConfigOption<?> option : ShuffleOptions.all()) {
             assertTrue(option.description().length() > 20, option.key() + " is described");
         }

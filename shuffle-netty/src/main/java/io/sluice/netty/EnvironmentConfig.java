@@ -29,12 +29,16 @@ import java.util.List;
  * @param heartbeatInterval       quiet time after which a connection sends a heartbeat
  * @param heartbeatTimeout        time without a complete frame after which a connection is closed
  * @param tls                     the TLS settings, or null when TLS is disabled
+ * @param tmpDirs                 directories for blocking partitions' files (never empty)
+ * @param blockingReadMemory      bytes this environment uses to read blocking partitions, all readers together
+ * @param compressionCodec        none or lz4
  */
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
                                 String transport, int port, int serverThreads, int clientThreads,
                                 Duration connectTimeout, Duration initialBackoff, Duration maxBackoff,
-                                Duration heartbeatInterval, Duration heartbeatTimeout, TlsSettings tls) {
+                                Duration heartbeatInterval, Duration heartbeatTimeout, TlsSettings tls,
+                                List<String> tmpDirs, long blockingReadMemory, String compressionCodec) {
 
     /**
      * Reads and checks the context's configuration.
@@ -82,7 +86,34 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF),
                 config.get(ShuffleOptions.NETTY_HEARTBEAT_INTERVAL),
                 config.get(ShuffleOptions.NETTY_HEARTBEAT_TIMEOUT),
-                tls);
+                tls,
+                tmpDirs(config.get(ShuffleOptions.TMP_DIRS)),
+                config.get(ShuffleOptions.BLOCKING_READ_MEMORY),
+                config.get(ShuffleOptions.COMPRESSION_CODEC));
+    }
+
+    /** The comma-separated directories, trimmed, empty entries dropped; java.io.tmpdir when there are none. */
+    private static List<String> tmpDirs(String value) {
+        List<String> dirs = new ArrayList<>();
+        for (String dir : value.split(",")) {
+            if (!dir.isBlank()) {
+                dirs.add(dir.trim());
+            }
+        }
+        if (dirs.isEmpty()) {
+            dirs.add(System.getProperty("java.io.tmpdir"));
+        }
+        return List.copyOf(dirs);
+    }
+
+    /** Buffers of the environment-wide read budget for blocking partitions; at least one. */
+    public int blockingReadBuffers() {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, blockingReadMemory / segmentSize));
+    }
+
+    /** Whether data buffers are compressed with lz4. */
+    public boolean compressionEnabled() {
+        return "lz4".equals(compressionCodec);
     }
 
     /** Buffers a partition's pool must hold at least: one per subpartition, plus one to switch buffers. */

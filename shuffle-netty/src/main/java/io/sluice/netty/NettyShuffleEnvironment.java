@@ -17,11 +17,16 @@ import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.NetworkBufferPool;
+import io.sluice.netty.compression.BufferCompressor;
+import io.sluice.netty.file.FileChannelManager;
 import io.sluice.netty.gate.InputChannelFactory;
 import io.sluice.netty.gate.SingleInputGate;
 import io.sluice.netty.notification.NotificationExecutor;
+import io.sluice.netty.partition.RegisteredPartition;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
+import io.sluice.netty.partition.sortmerge.BlockingReadScheduler;
+import io.sluice.netty.partition.sortmerge.SortMergeResultPartition;
 import io.sluice.netty.tls.TlsContexts;
 import io.sluice.netty.transport.ChannelPipelineHook;
 import io.sluice.netty.transport.ConnectionManager;
@@ -66,10 +71,16 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     private final InputChannelFactory channelFactory;
     /** Completes the availability futures engines see: never a transport thread (see AvailabilityHandOff). */
     private final ExecutorService notifications;
+    /** The directories of blocking partitions. */
+    private final FileChannelManager fileManager;
+    /** Reads blocking partitions within shuffle.blocking.read-memory. */
+    private final BlockingReadScheduler blockingReads;
+    /** lz4 for data buffers (shuffle.compression.codec), or null. */
+    private final BufferCompressor compressor;
 
     private final Object lock = new Object();
     private State state = State.CREATED; // guarded by lock
-    private final Set<ResultPartition> writers = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
+    private final Set<RegisteredPartition> writers = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
     private final Set<SingleInputGate> gates = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
     /** The metrics once closed and every segment came back (the pool is then freed and reads 0). */
     private ShuffleMetrics finalMetrics; // guarded by lock
@@ -82,6 +93,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                             ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
+        // First: an unwritable directory fails the environment before it takes any memory.
+        this.fileManager = new FileChannelManager(config.tmpDirs(), ShuffleOptions.TMP_DIRS.key());
+        this.compressor = config.compressionEnabled() ? new BufferCompressor() : null;
+        this.blockingReads = new BlockingReadScheduler(context.resourceId().value(), config.blockingReadBuffers(),
+                config.segmentSize(), compressor != null ? compressor : new BufferCompressor());
         this.networkBufferPool = new NetworkBufferPool(config.numberOfSegments(), config.segmentSize());
         this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "sluice-timer-" + context.resourceId().value());
@@ -129,21 +145,25 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             String ownerName, List<ResultPartitionDeploymentDescriptor> descriptors) {
         List<ResultPartitionWriter> created = new ArrayList<>(descriptors.size());
         for (ResultPartitionDeploymentDescriptor descriptor : descriptors) {
-            if (descriptor.type() != PartitionType.PIPELINED_BOUNDED) {
+            NettyShuffleDescriptor shuffleDescriptor = nettyDescriptor(descriptor.shuffleDescriptor());
+            if (descriptor.type() == PartitionType.BLOCKING) {
+                created.add(new SortMergeResultPartition(shuffleDescriptor.partitionId(), ownerName,
+                        descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, fileManager,
+                        blockingReads, compressor));
+            } else if (descriptor.type() == PartitionType.PIPELINED_BOUNDED) {
+                created.add(new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
+                        descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, timer,
+                        config.flushInterval(), notifications));
+            } else {
                 throw new IllegalArgumentException("partition type " + descriptor.type() + " is not supported");
             }
-            NettyShuffleDescriptor shuffleDescriptor = nettyDescriptor(descriptor.shuffleDescriptor());
-            ResultPartition partition = new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
-                    descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, timer,
-                    config.flushInterval(), notifications);
-            created.add(partition);
         }
         synchronized (lock) {
             checkOpen();
             // Forget partitions that were released meanwhile: an environment lives for weeks.
-            writers.removeIf(ResultPartition::isReleased);
+            writers.removeIf(RegisteredPartition::isReleased);
             for (ResultPartitionWriter writer : created) {
-                writers.add((ResultPartition) writer);
+                writers.add((RegisteredPartition) writer);
             }
         }
         return created;
@@ -218,7 +238,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
 
     @Override
     public void close() {
-        List<ResultPartition> writersToRelease;
+        List<RegisteredPartition> writersToRelease;
         List<SingleInputGate> gatesToClose;
         synchronized (lock) {
             if (state == State.CLOSED) {
@@ -240,10 +260,12 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         connectionManager.close();
         ProducerFailedException cause = new ProducerFailedException("shuffle environment " + context.resourceId()
                 + " was closed");
-        for (ResultPartition writer : writersToRelease) {
+        for (RegisteredPartition writer : writersToRelease) {
             writer.release(cause);
         }
         partitionManager.shutdown(cause);
+        blockingReads.close();
+        fileManager.close();
         timer.shutdownNow();
         try {
             if (!timer.awaitTermination(5, TimeUnit.SECONDS)) {

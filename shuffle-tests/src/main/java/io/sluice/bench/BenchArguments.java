@@ -86,7 +86,7 @@ final class BenchArguments {
         }
         if (values.containsKey(BenchOption.HELP)) {
             return new BenchOptions(command, true, 0, 0, 0, null, ShuffleConfig.empty(), null, null, ProgressMode.OFF,
-                    false, null, null);
+                    false, null, null, false);
         }
         return typed(command, values, conf);
     }
@@ -111,7 +111,7 @@ final class BenchArguments {
         ProgressMode progress = enumValue(values, BenchOption.PROGRESS);
         String bind = values.getOrDefault(BenchOption.BIND, BenchOption.BIND.defaultText());
         return new BenchOptions(command, false, producers, consumers, environments, workload, config, timeout,
-                sampleInterval, progress, values.containsKey(BenchOption.JSON), bind, ticket);
+                sampleInterval, progress, values.containsKey(BenchOption.JSON), bind, ticket, blocking(values));
     }
 
     /** A timed run brings its own deadline: without --timeout it gets its duration plus the default timeout. */
@@ -306,6 +306,17 @@ final class BenchArguments {
         } catch (IllegalArgumentException e) {
             throw new UsageException(option.flag() + ": " + e.getMessage());
         }
+    }
+
+    private static boolean blocking(Map<BenchOption, String> values) throws UsageException {
+        String text = valueOrDefault(values, BenchOption.PARTITION_TYPE).trim();
+        if (text.equalsIgnoreCase("blocking")) {
+            return true;
+        }
+        if (text.equalsIgnoreCase("pipelined")) {
+            return false;
+        }
+        throw new UsageException(BenchOption.PARTITION_TYPE.flag() + " '" + text + "' is not one of pipelined blocking");
     }
 
     private static ProgressMode enumValue(Map<BenchOption, String> values, BenchOption option) throws UsageException {

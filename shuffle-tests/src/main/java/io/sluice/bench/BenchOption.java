@@ -57,6 +57,13 @@ enum BenchOption {
     FLOATING_BUFFERS("floating-buffers", "N", null,
             "floating buffers of each input gate",
             ShuffleOptions.FLOATING_BUFFERS_PER_GATE, Command.RUN, Command.CONSUME),
+    PARTITION_TYPE("partition-type", "pipelined|blocking", "pipelined",
+            "pipelined streams while producing; blocking writes everything to disk first (write phase), then reads"
+                    + " it (read phase), each timed, next to dd's limits of the temp directory",
+            null, Command.RUN),
+    COMPRESSION("compression", "none|lz4", null,
+            "compression of data buffers on the wire and on disk",
+            ShuffleOptions.COMPRESSION_CODEC, Command.RUN, Command.SERVE, Command.CONSUME),
     CONF("conf", "KEY=VALUE", null,
             "any other library option, e.g. --conf shuffle.netty.server-threads=1; repeatable",
             null, Command.RUN, Command.SERVE, Command.CONSUME),

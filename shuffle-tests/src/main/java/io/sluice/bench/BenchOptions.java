@@ -19,10 +19,12 @@ import java.time.Duration;
  * @param json true for a JSON summary
  * @param bindAddress where serve's data port listens
  * @param ticket what consume reads; null for run and serve
+ * @param blocking true for --partition-type blocking (run only)
  */
 record BenchOptions(Command command, boolean help, int producers, int consumers, int environments,
                     Workload workload, ShuffleConfig shuffleConfig, Duration timeout,
-                    Duration sampleInterval, ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket) {
+                    Duration sampleInterval, ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket,
+                    boolean blocking) {
 
     /** Without --timeout, a run gets this long; a timed run gets its duration plus this. */
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);

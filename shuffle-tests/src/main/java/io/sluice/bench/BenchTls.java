@@ -52,8 +52,7 @@ final class BenchTls {
                 + (options.command() == Command.SERVE ? "; consume needs: " + consumeFlags(withStores) : ""));
         return new BenchOptions(options.command(), options.help(), options.producers(), options.consumers(),
                 options.environments(), options.workload(), withStores, options.timeout(), options.sampleInterval(),
-                options.progress(),
-                options.json(), options.bindAddress(), options.ticket());
+                options.progress(), options.json(), options.bindAddress(), options.ticket(), options.blocking());
     }
 
     private static String consumeFlags(ShuffleConfig config) {

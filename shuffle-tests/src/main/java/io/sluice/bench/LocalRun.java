@@ -38,6 +38,9 @@ final class LocalRun {
 
     /** @return the summary; a failure of any kind is in it, never thrown */
     RunSummary execute() {
+        if (options.blocking()) {
+            return new BlockingRun(options, err).execute();
+        }
         ShuffleConfig config = options.shuffleConfig();
         int producers = options.producers();
         int consumers = options.consumers();

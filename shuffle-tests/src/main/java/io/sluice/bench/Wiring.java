@@ -42,7 +42,14 @@ public final class Wiring {
      */
     public static ShuffleDescriptor register(ShuffleMaster master, ResultPartitionId id, int subpartitions,
                                              ProducerDescriptor producer) throws ShuffleException, InterruptedException {
-        PartitionDescriptor partition = new PartitionDescriptor(id, PartitionType.PIPELINED_BOUNDED, subpartitions, 0);
+        return register(master, id, PartitionType.PIPELINED_BOUNDED, subpartitions, producer);
+    }
+
+    /** Like {@link #register(ShuffleMaster, ResultPartitionId, int, ProducerDescriptor)} for any partition type. */
+    public static ShuffleDescriptor register(ShuffleMaster master, ResultPartitionId id, PartitionType type,
+                                             int subpartitions, ProducerDescriptor producer)
+            throws ShuffleException, InterruptedException {
+        PartitionDescriptor partition = new PartitionDescriptor(id, type, subpartitions, 0);
         try {
             return master.registerPartitionWithProducer(partition, producer).get(REGISTER_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
@@ -62,8 +69,14 @@ public final class Wiring {
      */
     public static ResultPartitionWriter writer(ShuffleEnvironment environment, String ownerName,
                                                ShuffleDescriptor descriptor, int subpartitions) {
+        return writer(environment, ownerName, descriptor, PartitionType.PIPELINED_BOUNDED, subpartitions);
+    }
+
+    /** Like {@link #writer(ShuffleEnvironment, String, ShuffleDescriptor, int)} for any partition type. */
+    public static ResultPartitionWriter writer(ShuffleEnvironment environment, String ownerName,
+                                               ShuffleDescriptor descriptor, PartitionType type, int subpartitions) {
         ResultPartitionDeploymentDescriptor deployment =
-                new ResultPartitionDeploymentDescriptor(descriptor, PartitionType.PIPELINED_BOUNDED, subpartitions);
+                new ResultPartitionDeploymentDescriptor(descriptor, type, subpartitions);
         return environment.createResultPartitionWriters(ownerName, List.of(deployment)).get(0);
     }
 

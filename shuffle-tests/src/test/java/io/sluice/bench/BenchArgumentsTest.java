@@ -66,6 +66,19 @@ class BenchArgumentsTest {
     }
 
     @Test
+    void partitionTypeAndCompression_areRead_andAWrongTypeIsAUsageError() throws Exception {
+        BenchOptions options = BenchArguments.parse(new String[] {"--partition-type", "blocking",
+            "--compression", "lz4"});
+
+        assertTrue(options.blocking());
+        assertEquals("lz4", options.shuffleConfig().get(io.sluice.api.ShuffleOptions.COMPRESSION_CODEC));
+        assertFalse(BenchArguments.parse(new String[0]).blocking());
+        UsageException wrong = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
+                () -> BenchArguments.parse(new String[] {"--partition-type", "batch"}));
+        assertTrue(wrong.getMessage().contains("--partition-type"), wrong.getMessage());
+    }
+
+    @Test
     void help_isRecognisedWithoutCheckingTheRest() throws Exception {
         BenchOptions options = BenchArguments.parse(new String[] {"serve", "--producers", "0", "--help"});
 

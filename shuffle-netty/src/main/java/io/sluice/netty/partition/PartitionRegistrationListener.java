@@ -9,5 +9,5 @@ package io.sluice.netty.partition;
 public interface PartitionRegistrationListener {
 
     /** The awaited partition was registered; the listener was removed before this call. */
-    void onPartitionRegistered(ResultPartition partition);
+    void onPartitionRegistered(RegisteredPartition partition);
 }

@@ -47,7 +47,7 @@ import java.util.function.Consumer;
  * dropped silently and no unchecked exception escapes. Only the records for a subpartition whose consumer has gone
  * (the partition itself still running) are dropped without an error, as the API documents.
  */
-public final class ResultPartition implements ResultPartitionWriter {
+public final class ResultPartition implements ResultPartitionWriter, RegisteredPartition {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResultPartition.class);
 
@@ -350,6 +350,7 @@ public final class ResultPartition implements ResultPartitionWriter {
      *
      * @return false when no listener was registered (the event is then dropped, and logged)
      */
+    @Override
     public boolean deliverTaskEvent(ByteBuffer event) {
         Consumer<ByteBuffer> listener = taskEventListener;
         if (listener == null) {
@@ -382,6 +383,7 @@ public final class ResultPartition implements ResultPartitionWriter {
      *
      * @param cause the producer's failure, or null; its message becomes the reason a later emit reports
      */
+    @Override
     public void release(Throwable cause) {
         release(cause, cause == null ? "it was released (releasePartitionsLocally or releasePartitionExternally)"
                 : "it was released: " + cause.getMessage());
@@ -424,6 +426,7 @@ public final class ResultPartition implements ResultPartitionWriter {
     }
 
     /** Whether the partition was released. */
+    @Override
     public boolean isReleased() {
         return state == State.RELEASED;
     }
@@ -460,7 +463,8 @@ public final class ResultPartition implements ResultPartitionWriter {
      *
      * @throws IllegalStateException when the partition is released or the subpartition already has a reader
      */
-    ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener) {
+    @Override
+    public ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener) {
         if (index < 0 || index >= subpartitions.length) {
             throw new IllegalArgumentException("partition " + partitionId + " has " + subpartitions.length
                     + " subpartitions; subpartition " + index + " does not exist");

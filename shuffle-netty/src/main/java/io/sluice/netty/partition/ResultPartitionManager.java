@@ -25,7 +25,7 @@ public final class ResultPartitionManager {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResultPartitionManager.class);
 
-    private final Map<ResultPartitionId, ResultPartition> partitions = new HashMap<>(); // guarded by this
+    private final Map<ResultPartitionId, RegisteredPartition> partitions = new HashMap<>(); // guarded by this
     private final Map<ResultPartitionId, List<PartitionRegistrationListener>> awaiting =
             new HashMap<>(); // guarded by this
     private boolean shutDown; // guarded by this
@@ -52,14 +52,14 @@ public final class ResultPartitionManager {
      *                               is registered
      * @throws IllegalStateException when a partition with the same id is registered
      */
-    public void registerPartition(ResultPartition partition) throws ShuffleException {
+    public void registerPartition(RegisteredPartition partition) throws ShuffleException {
         List<PartitionRegistrationListener> waiting;
         synchronized (this) {
             if (shutDown) {
                 throw new ShuffleException("cannot register partition " + partition.partitionId()
                         + ": the environment is closed");
             }
-            ResultPartition previous = partitions.putIfAbsent(partition.partitionId(), partition);
+            RegisteredPartition previous = partitions.putIfAbsent(partition.partitionId(), partition);
             if (previous != null) {
                 throw new IllegalStateException("partition " + partition.partitionId()
                         + " is already registered in this environment (" + previous + ")");
@@ -97,7 +97,7 @@ public final class ResultPartitionManager {
     public ResultSubpartitionView createSubpartitionView(ResultPartitionId partitionId, int subpartitionIndex,
                                                          BufferAvailabilityListener listener)
             throws ShuffleException {
-        ResultPartition partition;
+        RegisteredPartition partition;
         synchronized (this) {
             partition = partitions.get(partitionId);
             if (partition == null) {
@@ -115,7 +115,7 @@ public final class ResultPartitionManager {
     public ResultSubpartitionView createSubpartitionViewOrRegisterListener(
             ResultPartitionId partitionId, int subpartitionIndex, BufferAvailabilityListener listener,
             PartitionRegistrationListener registrationListener) throws ShuffleException {
-        ResultPartition partition;
+        RegisteredPartition partition;
         synchronized (this) {
             partition = partitions.get(partitionId);
             if (partition == null) {
@@ -148,7 +148,7 @@ public final class ResultPartitionManager {
      * @return false when the partition is not registered here or has no task event listener
      */
     public boolean publishTaskEvent(ResultPartitionId partitionId, ByteBuffer event) {
-        ResultPartition partition;
+        RegisteredPartition partition;
         synchronized (this) {
             partition = partitions.get(partitionId);
         }
@@ -161,29 +161,29 @@ public final class ResultPartitionManager {
 
     /** Releases the given partitions at once (their consumers fail). Unknown ids are ignored. */
     public void releasePartitions(Collection<ResultPartitionId> partitionIds, Throwable cause) {
-        List<ResultPartition> toRelease = new ArrayList<>(partitionIds.size());
+        List<RegisteredPartition> toRelease = new ArrayList<>(partitionIds.size());
         synchronized (this) {
             for (ResultPartitionId id : partitionIds) {
-                ResultPartition partition = partitions.get(id);
+                RegisteredPartition partition = partitions.get(id);
                 if (partition != null) {
                     toRelease.add(partition);
                 }
             }
         }
-        for (ResultPartition partition : toRelease) {
+        for (RegisteredPartition partition : toRelease) {
             partition.release(cause);
         }
     }
 
     /** Releases every partition and refuses new ones; for the environment's close. */
     public void shutdown(Throwable cause) {
-        List<ResultPartition> toRelease;
+        List<RegisteredPartition> toRelease;
         synchronized (this) {
             shutDown = true;
             toRelease = new ArrayList<>(partitions.values());
             awaiting.clear();
         }
-        for (ResultPartition partition : toRelease) {
+        for (RegisteredPartition partition : toRelease) {
             partition.release(cause);
         }
     }
@@ -194,7 +194,7 @@ public final class ResultPartitionManager {
     }
 
     /** Called by a partition when it is released; {@code cause} is the producer's failure, or null. */
-    void onPartitionReleased(ResultPartition partition, Throwable cause) {
+    public void onPartitionReleased(RegisteredPartition partition, Throwable cause) {
         synchronized (this) {
             if (partitions.remove(partition.partitionId(), partition) && cause != null) {
                 recentFailures.put(partition.partitionId(), cause);
@@ -215,7 +215,7 @@ public final class ResultPartitionManager {
                 failure);
     }
 
-    private static ResultSubpartitionView createView(ResultPartition partition, int subpartitionIndex,
+    private static ResultSubpartitionView createView(RegisteredPartition partition, int subpartitionIndex,
                                                      BufferAvailabilityListener listener)
             throws ShuffleException {
         try {

@@ -38,4 +38,19 @@ public interface ResultSubpartitionView {
 
     /** The producer's failure when the subpartition was released because it failed, else null. */
     Throwable getFailureCause();
+
+    /**
+     * Lets a view whose data is in a file hand out {@link FileSpan}s (see {@link #pollFileSpan()}) instead of reading
+     * data into memory; called by a reader that can send file bytes to its socket. Ignored by default.
+     */
+    default void enableFileSpans() {
+    }
+
+    /**
+     * The next element if it is a {@link FileSpan} (only after {@link #enableFileSpans()}), else null; while a span
+     * is next, {@link #getNextBuffer()} returns null. Same thread rules as {@link #getNextBuffer()}.
+     */
+    default FileSpan pollFileSpan() {
+        return null;
+    }
 }

@@ -5,7 +5,9 @@
  * {@link io.sluice.netty.partition.ResultSubpartitionView}, told of new data through a
  * {@link io.sluice.netty.partition.BufferAvailabilityListener}. The
  * {@link io.sluice.netty.partition.ResultPartitionManager} is the environment's registry of live partitions, where
- * readers find them or wait for them ({@link io.sluice.netty.partition.PartitionRegistrationListener}). No Netty here.
+ * readers find them or wait for them ({@link io.sluice.netty.partition.PartitionRegistrationListener}); it knows
+ * partitions as {@link io.sluice.netty.partition.RegisteredPartition}s, pipelined ones from here and blocking ones
+ * from {@code io.sluice.netty.partition.sortmerge}. No Netty here.
  *
  * <h2>Threads</h2>
  * <ul>

@@ -1,6 +1,7 @@
 package io.sluice.netty.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCounted;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.gate.InputChannelId;
@@ -11,6 +12,10 @@ import java.util.Objects;
  * Server to client: one data buffer or event of a subpartition, for the input channel {@code receiverId}.
  * Body: receiver id (16), sequence number (4), backlog (4), data type (1), buffer size (4), then
  * {@code bufferSize} bytes of data; the frame length is {@link #frameLength(int) frameLength(bufferSize)}.
+ * The data type byte carries two flags besides the {@link DataType} code: {@link #FLAG_COMPRESSED} (the payload is
+ * an LZ4 block; {@code bufferSize} counts the compressed bytes) and {@link #FLAG_SENDER_LZ4} (set on every data
+ * buffer of a sender whose {@code shuffle.compression.codec} is lz4, compressed or not, so that a receiver with
+ * another codec fails clearly at the first buffer).
  *
  * <p>Ownership of {@link #buffer()}:
  * <ul>
@@ -34,7 +39,20 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
     /** receiver id (16) + sequence number (4) + backlog (4) + data type (1) + buffer size (4). */
     static final int HEADER_LENGTH = WireFields.ID_LENGTH + Integer.BYTES + Integer.BYTES + 1 + Integer.BYTES;
 
+    /** Data type flag: the payload is compressed with lz4. */
+    static final int FLAG_COMPRESSED = 0x80;
+    /** Data type flag: the sender compresses data buffers (shuffle.compression.codec=lz4). */
+    static final int FLAG_SENDER_LZ4 = 0x40;
+    private static final int DATA_TYPE_MASK = 0x0F;
+
     private final Buffer buffer;
+    /**
+     * Sending side: what to send instead of a buffer, owned by the message: a ByteBuf holding an LZ4 block, or a
+     * FileRegion of a blocking partition's file.
+     */
+    private final ReferenceCounted compressedPayload;
+    private final boolean compressed;
+    private final boolean senderLz4;
     private final InputChannelId receiverId;
     private final int sequenceNumber;
     private final int backlog;
@@ -52,6 +70,48 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
      */
     public BufferResponse(Buffer buffer, InputChannelId receiverId, int sequenceNumber, int backlog,
                           DataType dataType, int bufferSize) {
+        this(buffer, null, false, false, receiverId, sequenceNumber, backlog, dataType, bufferSize);
+    }
+
+    /**
+     * A data buffer from a sender that compresses (shuffle.compression.codec=lz4), sent as it is.
+     *
+     * @param buffer the data buffer; the message takes over one reference
+     */
+    public static BufferResponse fromCompressingSender(Buffer buffer, InputChannelId receiverId, int sequenceNumber,
+                                                       int backlog) {
+        return new BufferResponse(buffer, null, false, true, receiverId, sequenceNumber, backlog,
+                DataType.DATA_BUFFER, buffer.readableBytes());
+    }
+
+    /**
+     * A compressed data buffer: {@code payload}'s readable bytes are its LZ4 block.
+     *
+     * @param payload the LZ4 block; the message takes it over (Netty releases it once written)
+     */
+    public static BufferResponse compressed(ByteBuf payload, InputChannelId receiverId, int sequenceNumber,
+                                            int backlog) {
+        return new BufferResponse(null, payload, true, true, receiverId, sequenceNumber, backlog,
+                DataType.DATA_BUFFER, payload.readableBytes());
+    }
+
+    /**
+     * A data buffer sent straight from a file: {@code region}'s {@code length} bytes.
+     *
+     * @param region the file's bytes; the message takes it over (Netty releases it once written)
+     */
+    public static BufferResponse fileRegion(FileRegion region, int length, InputChannelId receiverId,
+                                            int sequenceNumber, int backlog) {
+        return new BufferResponse(null, region, false, false, receiverId, sequenceNumber, backlog,
+                DataType.DATA_BUFFER, length);
+    }
+
+    private BufferResponse(Buffer buffer, ReferenceCounted compressedPayload, boolean compressed, boolean senderLz4,
+                           InputChannelId receiverId, int sequenceNumber, int backlog, DataType dataType,
+                           int bufferSize) {
+        this.compressedPayload = compressedPayload;
+        this.compressed = compressed;
+        this.senderLz4 = senderLz4;
         this.receiverId = Objects.requireNonNull(receiverId, "receiverId");
         this.dataType = Objects.requireNonNull(dataType, "dataType");
         if (bufferSize < 0 || backlog < 0) {
@@ -83,6 +143,21 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
     /** @return the payload (ownership: see the class comment), or null */
     public Buffer buffer() {
         return buffer;
+    }
+
+    /** Sending side: the payload (LZ4 block or file region) to write instead of a buffer, or null. */
+    ReferenceCounted wirePayload() {
+        return compressedPayload;
+    }
+
+    /** Whether the payload on the wire is an LZ4 block. */
+    public boolean isCompressed() {
+        return compressed;
+    }
+
+    /** Whether the sender compresses data buffers (its shuffle.compression.codec is lz4). */
+    public boolean isFromCompressingSender() {
+        return senderLz4;
     }
 
     public InputChannelId receiverId() {
@@ -117,6 +192,9 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
     /** @return the reference count of the buffer (shared with its other holders and slices); 1 without a buffer */
     @Override
     public int refCnt() {
+        if (compressedPayload != null) {
+            return compressedPayload.refCnt();
+        }
         return buffer == null ? 1 : buffer.refCnt();
     }
 
@@ -128,6 +206,9 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
 
     @Override
     public BufferResponse retain(int increment) {
+        if (compressedPayload != null) {
+            compressedPayload.retain(increment);
+        }
         if (buffer != null) {
             for (int i = 0; i < increment; i++) {
                 buffer.retainBuffer();
@@ -158,6 +239,9 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
 
     @Override
     public boolean release(int decrement) {
+        if (compressedPayload != null) {
+            return compressedPayload.release(decrement);
+        }
         if (buffer == null) {
             return false;
         }
@@ -182,7 +266,7 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
         WireFields.writeId(out, receiverId);
         out.writeInt(sequenceNumber);
         out.writeInt(backlog);
-        out.writeByte(dataType.code());
+        out.writeByte(dataType.code() | (compressed ? FLAG_COMPRESSED : 0) | (senderLz4 ? FLAG_SENDER_LZ4 : 0));
         out.writeInt(bufferSize);
     }
 
@@ -191,18 +275,34 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
         InputChannelId receiverId = WireFields.readInputChannelId(in);
         int sequenceNumber = in.readInt();
         int backlog = in.readInt();
-        DataType dataType = DataType.fromCode(in.readByte());
-        return new BufferResponse(null, receiverId, sequenceNumber, backlog, dataType, in.readInt());
+        int typeAndFlags = in.readByte() & 0xFF;
+        DataType dataType = DataType.fromCode((byte) (typeAndFlags & DATA_TYPE_MASK));
+        boolean compressed = (typeAndFlags & FLAG_COMPRESSED) != 0;
+        boolean senderLz4 = (typeAndFlags & FLAG_SENDER_LZ4) != 0;
+        if ((typeAndFlags & ~(DATA_TYPE_MASK | FLAG_COMPRESSED | FLAG_SENDER_LZ4)) != 0
+                || ((compressed || senderLz4) && !dataType.isBuffer()) || (compressed && !senderLz4)) {
+            throw new CorruptFrameException(String.format("bad data type byte 0x%02X", typeAndFlags));
+        }
+        return new BufferResponse(null, null, compressed, senderLz4, receiverId, sequenceNumber, backlog, dataType,
+                in.readInt());
     }
 
     /** This header with {@code payload} (filled with exactly {@code bufferSize} bytes) as its buffer. */
     BufferResponse withBuffer(Buffer payload) {
-        return new BufferResponse(payload, receiverId, sequenceNumber, backlog, dataType, bufferSize);
+        return new BufferResponse(payload, null, compressed, senderLz4, receiverId, sequenceNumber, backlog, dataType,
+                bufferSize);
+    }
+
+    /** This header with the decompressed {@code payload} as its buffer; its size is the payload's. */
+    BufferResponse withDecompressedBuffer(Buffer payload) {
+        return new BufferResponse(payload, null, false, senderLz4, receiverId, sequenceNumber, backlog, dataType,
+                payload.readableBytes());
     }
 
     @Override
     public String toString() {
-        return "BufferResponse[" + dataType + ", " + bufferSize + " bytes for receiver " + receiverId
+        return "BufferResponse[" + dataType + (compressed ? " (lz4)" : "") + ", " + bufferSize + " bytes for receiver "
+                + receiverId
                 + ", sequence number " + sequenceNumber + ", backlog " + backlog
                 + (buffer == null && bufferSize > 0 ? ", payload skipped]" : "]");
     }

@@ -4,7 +4,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.sluice.buffers.Buffer;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
+
+import java.io.IOException;
 
 import java.nio.ByteBuffer;
 
@@ -42,6 +46,8 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         FRAME_HEADER,
         BUFFER_RESPONSE_HEADER,
         BUFFER_RESPONSE_PAYLOAD,
+        /** An LZ4 block, accumulated, then decompressed into the target buffer. */
+        COMPRESSED_PAYLOAD,
         SKIPPED_PAYLOAD,
         ERROR_RESPONSE_BODY,
         /** A corrupt frame was seen: input is discarded. */
@@ -52,6 +58,13 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
 
     private final NetworkBufferAllocator allocator;
     private final int maxFrameLength;
+    /** lz4 when this environment's shuffle.compression.codec is lz4, else null. */
+    private final BufferCompressor decompressor;
+    /** Corrected for decompressed buffers so that bytesReceived counts the bytes on the wire; may be null. */
+    private final TransportMetrics metrics;
+
+    /** Accumulates a compressed payload. */
+    private ByteBuf compressedBody;
 
     private State state = State.FRAME_HEADER;
 
@@ -82,9 +95,21 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
      *                       {@link BufferResponse#frameLength(int) BufferResponse.frameLength(segment size)}
      */
     public ClientMessageDecoder(NetworkBufferAllocator allocator, int maxFrameLength) {
+        this(allocator, maxFrameLength, null, null);
+    }
+
+    /**
+     * @param decompressor lz4 when this environment compresses (shuffle.compression.codec=lz4), else null; the
+     *                     sender must agree, or the first data buffer fails the connection naming the option
+     * @param metrics      whose bytesReceived is corrected to the compressed size of decompressed buffers; or null
+     */
+    public ClientMessageDecoder(NetworkBufferAllocator allocator, int maxFrameLength, BufferCompressor decompressor,
+                                TransportMetrics metrics) {
         if (allocator == null) {
             throw new NullPointerException("allocator");
         }
+        this.decompressor = decompressor;
+        this.metrics = metrics;
         this.allocator = allocator;
         this.maxFrameLength = Frame.checkMaxFrameLength(maxFrameLength, HEADER_CAPACITY);
     }
@@ -129,6 +154,7 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
                 case FRAME_HEADER -> readFrameHeader(ctx, in);
                 case BUFFER_RESPONSE_HEADER -> readBufferResponseHeader(ctx, in);
                 case BUFFER_RESPONSE_PAYLOAD -> copyPayload(ctx, in);
+                case COMPRESSED_PAYLOAD -> readCompressedPayload(ctx, in);
                 case SKIPPED_PAYLOAD -> skipPayload(ctx, in);
                 case ERROR_RESPONSE_BODY -> readErrorResponseBody(ctx, in);
                 case FAILED, CLOSED -> {
@@ -181,6 +207,9 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
                     + frameLength + " bytes holds " + (frameLength - BufferResponse.frameLength(0))
                     + " (receiver " + header.receiverId() + ")");
         }
+        if (header.dataType().isBuffer()) {
+            checkCodec(header);
+        }
         if (bufferSize == 0) {
             if (!header.dataType().isBuffer()) {
                 throw new CorruptFrameException(header + " is empty, but every event carries at least its "
@@ -211,6 +240,11 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         if (!header.dataType().isBuffer()) {
             buffer.tagAsEvent();
         }
+        if (header.isCompressed()) {
+            compressedBody = ctx.alloc().directBuffer(bufferSize, bufferSize);
+            state = State.COMPRESSED_PAYLOAD;
+            return;
+        }
         targetView = buffer.getNioBuffer(0, bufferSize);
         state = State.BUFFER_RESPONSE_PAYLOAD;
     }
@@ -231,6 +265,42 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         target = null;
         targetView = null;
         deliver(ctx, pendingResponse.withBuffer(filled));
+    }
+
+    /** Fails the connection when the sender's codec is not this environment's: never decode wrong bytes. */
+    private void checkCodec(BufferResponse header) {
+        boolean senderLz4 = header.isFromCompressingSender();
+        if (senderLz4 != (decompressor != null)) {
+            String key = ShuffleOptions.COMPRESSION_CODEC.key();
+            throw new CorruptFrameException("compression codec mismatch: the producer sends data buffers with "
+                    + key + "=" + (senderLz4 ? "lz4" : "none") + ", but this environment has " + key + "="
+                    + (decompressor != null ? "lz4" : "none") + "; set the same codec on both ends (receiver "
+                    + header.receiverId() + ")");
+        }
+    }
+
+    private void readCompressedPayload(ChannelHandlerContext ctx, ByteBuf in) {
+        if (!accumulate(compressedBody, in, compressedBody.maxCapacity())) {
+            return;
+        }
+        Buffer filled = target;
+        int wireSize = compressedBody.readableBytes();
+        int size;
+        try {
+            size = decompressor.decompress(compressedBody.nioBuffer(), 0, wireSize,
+                    filled.getNioBuffer(0, filled.getMaxCapacity()), 0, filled.getMaxCapacity(),
+                    pendingResponse.toString());
+        } catch (IOException e) {
+            throw new CorruptFrameException(e.getMessage(), e);
+        }
+        compressedBody.release();
+        compressedBody = null;
+        filled.setSize(size);
+        target = null;
+        if (metrics != null) {
+            metrics.onDecompressed(wireSize, size);
+        }
+        deliver(ctx, pendingResponse.withDecompressedBuffer(filled));
     }
 
     /** Rejects an event whose payload does not start with a known event tag: no consumer could read it. */
@@ -303,6 +373,10 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         if (errorBody != null) {
             errorBody.release();
             errorBody = null;
+        }
+        if (compressedBody != null) {
+            compressedBody.release();
+            compressedBody = null;
         }
     }
 }

@@ -19,6 +19,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.EnvironmentConfig;
+import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.tls.TlsContexts;
@@ -87,6 +88,8 @@ public final class ConnectionManager {
     private final TlsContexts tls;
     private final ChannelPipelineHook pipelineHook;
     private final TransportMetrics metrics = new TransportMetrics();
+    /** lz4 for data buffers on the wire (shuffle.compression.codec), or null. */
+    private final BufferCompressor compressor;
     private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     private final Object lock = new Object();
@@ -123,6 +126,7 @@ public final class ConnectionManager {
         this.tls = tls;
         this.pipelineHook = Objects.requireNonNull(pipelineHook, "pipelineHook");
         this.dataAddress = new InetSocketAddress(context.bindAddress(), 0);
+        this.compressor = config.compressionEnabled() ? new BufferCompressor() : null;
     }
 
     /**
@@ -169,7 +173,10 @@ public final class ConnectionManager {
                         if (!track(channel)) {
                             return;
                         }
-                        PartitionRequestQueue queue = new PartitionRequestQueue(metrics);
+                        // FileRegions need a TCP socket and no handler that rewrites bytes: not on the local
+                        // transport, and not under TLS (SslHandler encrypts ByteBufs only).
+                        PartitionRequestQueue queue = new PartitionRequestQueue(metrics, compressor,
+                                type != TransportType.LOCAL && !usesTls());
                         ChannelPipeline pipeline = channel.pipeline();
                         if (usesTls()) {
                             pipeline.addLast("tls", tls.newServerHandler(channel.alloc()))
@@ -229,7 +236,7 @@ public final class ConnectionManager {
                         if (usesTls()) {
                             pipeline.addLast("tls", tls.newClientHandler(channel.alloc()));
                         }
-                        pipeline.addLast("decoder", new ClientMessageDecoder(handler, maxFrame))
+                        pipeline.addLast("decoder", new ClientMessageDecoder(handler, maxFrame, compressor, metrics))
                                 .addLast("encoder", ENCODER)
                                 .addLast("heartbeat", new HeartbeatHandler(config.heartbeatInterval(),
                                         config.heartbeatTimeout(),

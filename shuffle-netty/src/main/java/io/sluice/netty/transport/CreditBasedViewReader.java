@@ -5,6 +5,7 @@ import io.sluice.api.ResultPartitionId;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.partition.BufferAndBacklog;
 import io.sluice.netty.partition.BufferAvailabilityListener;
+import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.ResultSubpartitionView;
 
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -110,6 +111,26 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
             credit--;
         }
         return next;
+    }
+
+    /**
+     * The next element if it is a span of a file and the receiver has credit, taking one credit; else null. Event
+     * loop.
+     */
+    FileSpan pollFileSpan() {
+        if (credit <= 0) {
+            return null;
+        }
+        FileSpan span = view.pollFileSpan();
+        if (span != null) {
+            credit--;
+        }
+        return span;
+    }
+
+    /** Lets the view hand out file spans: this reader's connection can send file bytes. Event loop. */
+    void enableFileSpans() {
+        view.enableFileSpans();
     }
 
     boolean isViewReleased() {

@@ -43,6 +43,10 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      */
     private static void writeBufferResponse(ChannelHandlerContext ctx, BufferResponse response,
                                             ChannelPromise promise) {
+        if (response.wirePayload() != null) {
+            writeWirePayload(ctx, response, promise);
+            return;
+        }
         Buffer buffer = response.buffer();
         if (buffer == null && response.bufferSize() > 0) {
             throw new EncoderException("cannot send " + response + ": it announces " + response.bufferSize()
@@ -52,13 +56,7 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
             throw new EncoderException("cannot send " + response + ": its buffer was already recycled (" + buffer
                     + ")");
         }
-        ByteBuf header;
-        try {
-            header = encodeFrame(ctx.alloc(), response, BufferResponse.frameLength(response.bufferSize()));
-        } catch (RuntimeException e) {
-            response.releaseBuffer();
-            throw e;
-        }
+        ByteBuf header = encodeResponseHeader(ctx, response);
         if (response.bufferSize() == 0) {
             response.releaseBuffer();
             ctx.write(header, promise);
@@ -77,6 +75,26 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
         // both an allocated promise and a duplicate exceptionCaught for every pending write of a closed channel.
         ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
         ctx.write(data, promise);
+    }
+
+    /**
+     * Writes a response whose payload is an LZ4 block or a file region: its header, then the payload, which Netty
+     * releases once written.
+     */
+    private static void writeWirePayload(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
+        ByteBuf header = encodeResponseHeader(ctx, response);
+        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
+        ctx.write(response.wirePayload(), promise);
+    }
+
+    /** The frame header and fixed fields of a response; on failure the response's payload is released. */
+    private static ByteBuf encodeResponseHeader(ChannelHandlerContext ctx, BufferResponse response) {
+        try {
+            return encodeFrame(ctx.alloc(), response, BufferResponse.frameLength(response.bufferSize()));
+        } catch (RuntimeException e) {
+            response.releaseBuffer();
+            throw e;
+        }
     }
 
     /**

@@ -1,17 +1,23 @@
 package io.sluice.netty.transport;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.FileRegion;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
+import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.partition.BufferAndBacklog;
+import io.sluice.netty.partition.FileSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +40,10 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionRequestQueue.class);
 
     private final TransportMetrics metrics;
+    /** Compresses data buffers before they are sent (shuffle.compression.codec=lz4), or null. */
+    private final BufferCompressor compressor;
+    /** Whether blocking partitions' data may go from the file to the socket (TCP, no compression). */
+    private final boolean fileRegions;
 
     /** Readers with something to send now, each at most once. */
     private final ArrayDeque<CreditBasedViewReader> availableReaders = new ArrayDeque<>(); // event loop
@@ -48,7 +58,18 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     private ServerReadThrottle readThrottle; // set once in handlerAdded
 
     PartitionRequestQueue(TransportMetrics metrics) {
+        this(metrics, null, false);
+    }
+
+    /**
+     * @param compressor  lz4 for data buffers, or null to send them as they are
+     * @param fileRegions whether file bytes may be written to this connection as FileRegions (a TCP connection
+     *                    without compression or TLS)
+     */
+    PartitionRequestQueue(TransportMetrics metrics, BufferCompressor compressor, boolean fileRegions) {
         this.metrics = metrics;
+        this.compressor = compressor;
+        this.fileRegions = fileRegions && compressor == null;
     }
 
     @Override
@@ -142,6 +163,9 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** Sends what a reader has now that its view is attached. Event loop. */
     void onViewAttached(CreditBasedViewReader reader) {
+        if (fileRegions) {
+            reader.enableFileSpans();
+        }
         enqueueIfAvailable(reader);
         writeAndFlush();
     }
@@ -211,6 +235,64 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     }
 
     /**
+     * Sends the reader's next element if it is a span of a file: the BufferResponse header, then the bytes straight
+     * from the file (sendfile where the transport has it). Event loop.
+     *
+     * @return false when the next element is not a file span (nothing was written)
+     */
+    private boolean writeFileSpan(CreditBasedViewReader reader) {
+        FileSpan span;
+        try {
+            span = reader.pollFileSpan();
+        } catch (RuntimeException e) {
+            LOG.warn("Reading {} failed; answering its receiver with the error", reader, e);
+            failReader(reader, e);
+            return true;
+        }
+        if (span == null) {
+            return false;
+        }
+        // A region of its own per buffer: it opens the file when written and closes it when released.
+        FileRegion region = new DefaultFileRegion(span.file().toFile(), span.position(), span.length());
+        ctx.write(BufferResponse.fileRegion(region, span.length(), reader.receiverId(), span.sequenceNumber(),
+                span.buffersInBacklog()), ctx.voidPromise());
+        metrics.onBufferSent(span.length());
+        if ((span.isDataAvailable() && reader.credit() > 0) || span.nextIsEvent()) {
+            reader.setQueued(true);
+            availableReaders.add(reader);
+        }
+        return true;
+    }
+
+    /**
+     * The response for a data buffer of a compressing sender: its LZ4 block in a pooled ByteBuf when that is smaller
+     * (the buffer is then recycled here), else the buffer itself. Takes over the caller's buffer reference.
+     */
+    private BufferResponse compressIfSmaller(Buffer buffer, InputChannelId receiverId,
+                                             int sequenceNumber, int backlog) {
+        int size = buffer.readableBytes();
+        ByteBuf block = ctx.alloc().directBuffer(compressor.maxCompressedLength(size));
+        int compressedSize;
+        try {
+            ByteBuffer source = buffer.getMemorySegment().wrap(
+                    buffer.getMemorySegmentOffset() + buffer.getReaderIndex(), size);
+            compressedSize = compressor.compress(source, source.position(), size,
+                    block.nioBuffer(0, block.capacity()), 0);
+        } catch (RuntimeException e) {
+            block.release();
+            buffer.recycleBuffer();
+            throw e;
+        }
+        if (compressedSize < 0) {
+            block.release();
+            return BufferResponse.fromCompressingSender(buffer, receiverId, sequenceNumber, backlog);
+        }
+        block.writerIndex(compressedSize);
+        buffer.recycleBuffer();
+        return BufferResponse.compressed(block, receiverId, sequenceNumber, backlog);
+    }
+
+    /**
      * Writes while the channel is writable and some reader can send, then flushes once. Event loop.
      */
     private void writeAndFlush() {
@@ -226,6 +308,10 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
                 break;
             }
             reader.setQueued(false);
+            if (fileRegions && writeFileSpan(reader)) {
+                wrote = true;
+                continue;
+            }
             BufferAndBacklog next;
             try {
                 next = reader.getNextBuffer();
@@ -244,13 +330,14 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
             boolean endOfPartition = !buffer.isBuffer() && !next.isPriority() && EventSerializer.isEndOfPartition(buffer);
             DataType dataType = buffer.isBuffer() ? DataType.DATA_BUFFER
                     : next.isPriority() ? DataType.PRIORITY_EVENT_BUFFER : DataType.EVENT_BUFFER;
-            int size = buffer.readableBytes();
             // Ownership of the buffer passes to the message, and through the encoder to Netty, which recycles it
-            // once written (or on failure).
-            BufferResponse response = new BufferResponse(buffer, reader.receiverId(), next.sequenceNumber(),
-                    next.buffersInBacklog(), dataType, size);
+            // once written (or on failure); a compressed buffer is recycled at once.
+            BufferResponse response = compressor != null && buffer.isBuffer()
+                    ? compressIfSmaller(buffer, reader.receiverId(), next.sequenceNumber(), next.buffersInBacklog())
+                    : new BufferResponse(buffer, reader.receiverId(), next.sequenceNumber(), next.buffersInBacklog(),
+                    dataType, buffer.readableBytes());
             ctx.write(response, ctx.voidPromise());
-            metrics.onBufferSent(size);
+            metrics.onBufferSent(response.bufferSize());
             wrote = true;
             if (endOfPartition) {
                 // The subpartition is read to its end: this reader is done.

@@ -5,7 +5,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ShuffleException;
 import io.sluice.netty.partition.PartitionRegistrationListener;
-import io.sluice.netty.partition.ResultPartition;
+import io.sluice.netty.partition.RegisteredPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import org.slf4j.Logger;
@@ -74,7 +74,7 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         queue.register(reader);
         PartitionRegistrationListener onRegistered = new PartitionRegistrationListener() {
             @Override
-            public void onPartitionRegistered(ResultPartition partition) {
+            public void onPartitionRegistered(RegisteredPartition partition) {
                 // Producer thread: hand over to the event loop. A terminated loop (environment closing) rejects the
                 // task: the connection is gone with it, so is the reader; nothing to serve.
                 try {

@@ -24,6 +24,14 @@ public final class TransportMetrics {
         bytesReceived.add(bytes);
     }
 
+    /**
+     * A buffer of {@code decompressedBytes} arrived as {@code wireBytes} compressed bytes: its channel counts the
+     * decompressed size (onBufferReceived), this takes the difference off, so bytesReceived counts the wire.
+     */
+    void onDecompressed(int wireBytes, int decompressedBytes) {
+        bytesReceived.add((long) wireBytes - decompressedBytes);
+    }
+
     public long bytesSent() {
         return bytesSent.sum();
     }

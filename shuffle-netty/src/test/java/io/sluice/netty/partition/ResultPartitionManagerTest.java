@@ -40,10 +40,10 @@ class ResultPartitionManagerTest {
 
     /** Remembers the partitions it was given. */
     private static final class RecordingRegistrationListener implements PartitionRegistrationListener {
-        private final List<ResultPartition> registered = new ArrayList<>();
+        private final List<RegisteredPartition> registered = new ArrayList<>();
 
         @Override
-        public void onPartitionRegistered(ResultPartition partition) {
+        public void onPartitionRegistered(RegisteredPartition partition) {
             registered.add(partition);
         }
     }

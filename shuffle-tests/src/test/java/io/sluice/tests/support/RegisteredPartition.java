@@ -1,5 +1,6 @@
 package io.sluice.tests.support;
 
+import io.sluice.api.PartitionType;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleDescriptor;
 
@@ -9,8 +10,14 @@ import io.sluice.api.ShuffleDescriptor;
  *
  * @param descriptor what the shuffle master made of the partition and its producer
  * @param numberOfSubpartitions one per consumer
+ * @param type how the partition keeps its data
  */
-public record RegisteredPartition(ShuffleDescriptor descriptor, int numberOfSubpartitions) {
+public record RegisteredPartition(ShuffleDescriptor descriptor, int numberOfSubpartitions, PartitionType type) {
+
+    /** A pipelined partition. */
+    public RegisteredPartition(ShuffleDescriptor descriptor, int numberOfSubpartitions) {
+        this(descriptor, numberOfSubpartitions, PartitionType.PIPELINED_BOUNDED);
+    }
 
     /** @return the partition's id */
     public ResultPartitionId id() {

@@ -181,7 +181,20 @@ public final class ShuffleFixture implements AutoCloseable {
      * @return its descriptor, for {@link #createWriter} and {@link #createGate}
      */
     public RegisteredPartition registerPartition(int numberOfSubpartitions, int connectionIndex) throws Exception {
-        return registerPartition(numberOfSubpartitions, connectionIndex, producerEnvironment().dataAddress());
+        return registerPartition(PartitionType.PIPELINED_BOUNDED, numberOfSubpartitions, connectionIndex);
+    }
+
+    /**
+     * Registers a new partition of the given type produced in the {@link #producerEnvironment()}.
+     *
+     * @param type pipelined or blocking
+     * @param numberOfSubpartitions one per consumer
+     * @param connectionIndex which of the connections to the producer its remote consumers use
+     * @return its descriptor, for {@link #createWriter} and {@link #createGate}
+     */
+    public RegisteredPartition registerPartition(PartitionType type, int numberOfSubpartitions, int connectionIndex)
+            throws Exception {
+        return registerPartition(type, numberOfSubpartitions, connectionIndex, producerEnvironment().dataAddress());
     }
 
     /**
@@ -195,9 +208,14 @@ public final class ShuffleFixture implements AutoCloseable {
      */
     public RegisteredPartition registerPartition(int numberOfSubpartitions, int connectionIndex,
                                                  InetSocketAddress dataAddress) throws Exception {
+        return registerPartition(PartitionType.PIPELINED_BOUNDED, numberOfSubpartitions, connectionIndex, dataAddress);
+    }
+
+    private RegisteredPartition registerPartition(PartitionType type, int numberOfSubpartitions, int connectionIndex,
+                                                  InetSocketAddress dataAddress) throws Exception {
         ShuffleEnvironment producer = producerEnvironment();
-        PartitionDescriptor partition = new PartitionDescriptor(ResultPartitionId.random(),
-                PartitionType.PIPELINED_BOUNDED, numberOfSubpartitions, connectionIndex);
+        PartitionDescriptor partition = new PartitionDescriptor(ResultPartitionId.random(), type,
+                numberOfSubpartitions, connectionIndex);
         ShuffleDescriptor descriptor;
         try {
             descriptor = master.registerPartitionWithProducer(partition,
@@ -208,7 +226,7 @@ public final class ShuffleFixture implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new AssertionError("registering " + partition + " took over " + REGISTRATION_TIMEOUT, e);
         }
-        return new RegisteredPartition(descriptor, numberOfSubpartitions);
+        return new RegisteredPartition(descriptor, numberOfSubpartitions, type);
     }
 
     /**
@@ -218,7 +236,7 @@ public final class ShuffleFixture implements AutoCloseable {
      */
     public ResultPartitionWriter createWriter(String ownerName, RegisteredPartition partition) {
         ResultPartitionDeploymentDescriptor descriptor = new ResultPartitionDeploymentDescriptor(
-                partition.descriptor(), PartitionType.PIPELINED_BOUNDED, partition.numberOfSubpartitions());
+                partition.descriptor(), partition.type(), partition.numberOfSubpartitions());
         ResultPartitionWriter writer = producerEnvironment()
                 .createResultPartitionWriters(ownerName, List.of(descriptor)).get(0);
         synchronized (lock) {

@@ -1,0 +1,171 @@
+package io.sluice.netty.partition.sortmerge;
+
+import io.sluice.buffers.Buffer;
+import io.sluice.netty.compression.BufferCompressor;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/**
+ * Appends the regions of one blocking partition to its data file and their offsets to its index file, in the
+ * layout of {@link PartitionFiles}.
+ *
+ * <p>Owned by the partition's producer thread (under the partition's emit lock); not thread-safe. It only reads the
+ * buffers it is given: the caller keeps and recycles them.
+ */
+final class PartitionFileWriter implements AutoCloseable {
+
+    private final Path dataPath;
+    private final Path indexPath;
+    private final int subpartitions;
+    private final FileChannel data;
+    private final FileChannel index;
+    /** lz4 for data buffers, or null. */
+    private final BufferCompressor compressor;
+    private final ByteBuffer header = ByteBuffer.allocateDirect(PartitionFiles.BUFFER_HEADER_BYTES);
+    /** Where compressed bytes go before they are written; null without compression. */
+    private final ByteBuffer compressed;
+    private final ByteBuffer indexEntries;
+    private final ByteBuffer[] gather = new ByteBuffer[2];
+    private long dataPosition;
+    private int regions;
+
+    /**
+     * Creates (or truncates) both files and writes the index header.
+     *
+     * @throws IOException when a file cannot be created or written; nothing is left open then
+     */
+    PartitionFileWriter(Path dataPath, Path indexPath, int subpartitions, int segmentSize,
+                        BufferCompressor compressor) throws IOException {
+        this.dataPath = dataPath;
+        this.indexPath = indexPath;
+        this.subpartitions = subpartitions;
+        this.compressor = compressor;
+        this.compressed = compressor == null ? null
+                : ByteBuffer.allocateDirect(compressor.maxCompressedLength(segmentSize));
+        this.indexEntries = ByteBuffer.allocate(subpartitions * PartitionFiles.INDEX_ENTRY_BYTES)
+                .order(ByteOrder.BIG_ENDIAN);
+        FileChannel openedData = null;
+        try {
+            openedData = FileChannel.open(dataPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING);
+            this.index = FileChannel.open(indexPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            if (openedData != null) {
+                openedData.close();
+            }
+            throw e;
+        }
+        this.data = openedData;
+        ByteBuffer indexHeader = ByteBuffer.allocate(PartitionFiles.INDEX_HEADER_BYTES);
+        indexHeader.putInt(PartitionFiles.INDEX_MAGIC).putInt(PartitionFiles.INDEX_VERSION).putInt(subpartitions)
+                .putInt(0).flip();
+        try {
+            writeFully(index, indexHeader);
+        } catch (IOException e) {
+            close();
+            throw e;
+        }
+    }
+
+    Path dataPath() {
+        return dataPath;
+    }
+
+    Path indexPath() {
+        return indexPath;
+    }
+
+    /** Regions written so far. */
+    int regions() {
+        return regions;
+    }
+
+    /** Bytes in the data file so far. */
+    long dataBytes() {
+        return dataPosition;
+    }
+
+    /**
+     * Writes one region: the buffers of each subpartition in subpartition order ({@code spans[s]}), or, for a
+     * broadcast region, the one run {@code broadcast} that every subpartition reads.
+     *
+     * @param spans     per subpartition, its buffers in order (events allowed); ignored when broadcast is not null
+     * @param broadcast the buffers of a broadcast region, or null
+     */
+    void writeRegion(List<Buffer>[] spans, List<Buffer> broadcast) throws IOException {
+        indexEntries.clear();
+        if (broadcast != null) {
+            long start = dataPosition;
+            writeBuffers(broadcast);
+            for (int s = 0; s < subpartitions; s++) {
+                indexEntries.putLong(start).putLong(dataPosition - start);
+            }
+        } else {
+            for (int s = 0; s < subpartitions; s++) {
+                long start = dataPosition;
+                writeBuffers(spans[s]);
+                indexEntries.putLong(start).putLong(dataPosition - start);
+            }
+        }
+        indexEntries.flip();
+        writeFully(index, indexEntries);
+        regions++;
+    }
+
+    private void writeBuffers(List<Buffer> buffers) throws IOException {
+        for (int i = 0, n = buffers.size(); i < n; i++) {
+            writeBuffer(buffers.get(i));
+        }
+    }
+
+    private void writeBuffer(Buffer buffer) throws IOException {
+        boolean isEvent = !buffer.isBuffer();
+        ByteBuffer payload = buffer.getNioBufferReadable();
+        int length = payload.remaining();
+        boolean isCompressed = false;
+        if (compressor != null && !isEvent) {
+            int compressedLength = compressor.compress(payload, payload.position(), length, compressed, 0);
+            if (compressedLength > 0) {
+                compressed.clear().limit(compressedLength);
+                payload = compressed;
+                length = compressedLength;
+                isCompressed = true;
+            }
+        }
+        PartitionFiles.writeBufferHeader(header, length, isEvent, isCompressed);
+        gather[0] = header;
+        gather[1] = payload;
+        long expected = PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
+        long written = 0;
+        while (written < expected) {
+            long n = data.write(gather);
+            if (n < 0) {
+                throw new IOException("write to " + dataPath + " returned " + n);
+            }
+            written += n;
+        }
+        dataPosition += expected;
+    }
+
+    private static void writeFully(FileChannel channel, ByteBuffer source) throws IOException {
+        while (source.hasRemaining()) {
+            channel.write(source);
+        }
+    }
+
+    /** Closes both files (they stay on disk). Idempotent. */
+    @Override
+    public void close() throws IOException {
+        // Both are closed, the index first; a second failure is suppressed into the first.
+        try (FileChannel dataFile = data; FileChannel indexFile = index) {
+            // nothing else to do: try-with-resources closes them
+        }
+    }
+}

@@ -1,0 +1,608 @@
+package io.sluice.netty.partition.sortmerge;
+
+import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleException;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferPoolDestroyedException;
+import io.sluice.buffers.LocalBufferPool;
+import io.sluice.netty.compression.BufferCompressor;
+import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.file.FileChannelManager;
+import io.sluice.netty.partition.BufferAvailabilityListener;
+import io.sluice.netty.partition.PartitionBufferPoolFactory;
+import io.sluice.netty.partition.RegisteredPartition;
+import io.sluice.netty.partition.ResultPartitionManager;
+import io.sluice.netty.partition.ResultSubpartitionView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A blocking partition in the sort-merge style: records are framed ({@link io.sluice.api.RecordFraming}) into
+ * buffers of the partition's pool, kept per subpartition; when the pool has no free buffer, all of them are written
+ * to the data file as one region, subpartition by subpartition, with each subpartition's offset and length in the
+ * index file (layout: {@link PartitionFiles}), and go back to the pool. Broadcast records and events go into a
+ * region of their own, written once and read by every subpartition. {@link #finish()} writes the last region,
+ * returns the pool's memory and makes the partition readable, by any number of {@link SortMergeSubpartitionView}s,
+ * until it is released; releasing deletes the files once the last reader has gone.
+ *
+ * <p>Threads: the emit, event and finish methods are called by one producer thread at a time and serialized by
+ * {@code emitLock}, which guards the buffers of the open region and the file writer; views, release, close and
+ * {@link #isReleased()} from any thread, under {@code stateLock} (guards the state, the readers and the file
+ * deletion). A release from another thread first destroys the pool (waking a blocked producer), then takes
+ * {@code emitLock} to recycle the region's buffers. Lock order: {@code emitLock}, then {@code stateLock}.
+ */
+public final class SortMergeResultPartition implements ResultPartitionWriter, RegisteredPartition {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SortMergeResultPartition.class);
+    private static final AtomicInteger FILE_ORDER = new AtomicInteger();
+
+    /** Life cycle of the partition. */
+    private enum State {
+        /** Built, no memory, no files. */
+        CREATED,
+        /** Set up and registered: accepting records; readers are told to retry. */
+        RUNNING,
+        /** Everything is on disk: readable. */
+        FINISHED,
+        /** Unregistered; the files go once the last reader has gone. Terminal. */
+        RELEASED
+    }
+
+    private final ResultPartitionId partitionId;
+    private final String ownerName;
+    private final int subpartitions;
+    private final ResultPartitionManager partitionManager;
+    private final PartitionBufferPoolFactory poolFactory;
+    private final FileChannelManager fileManager;
+    private final BlockingReadScheduler readScheduler;
+    private final BufferCompressor compressor;
+    private final int segmentSize;
+    private final int fileOrder = FILE_ORDER.incrementAndGet();
+
+    private final Object emitLock = new Object();
+    /** The buffer being filled, per subpartition; index {@code subpartitions} is the broadcast run. */
+    private final Buffer[] current; // guarded by emitLock
+    /** Full buffers (and events) of the open region, per subpartition; index {@code subpartitions}: broadcast. */
+    private final List<Buffer>[] regionBuffers; // guarded by emitLock
+    /** Whether the open region is a broadcast region. */
+    private boolean broadcastRegion; // guarded by emitLock
+    private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4); // guarded by emitLock
+    private PartitionFileWriter fileWriter; // guarded by emitLock
+
+    private final Object stateLock = new Object();
+    private volatile State state = State.CREATED; // written under stateLock
+    private LocalBufferPool bufferPool; // written once under stateLock before RUNNING
+    private Path directory; // written once under stateLock before RUNNING
+    private volatile int regions; // written at finish, before FINISHED
+    private final Set<SortMergeSubpartitionView> readers =
+            Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by stateLock
+    private boolean filesDeleted; // guarded by stateLock
+    private Throwable releaseCause; // guarded by stateLock
+
+    private volatile Consumer<ByteBuffer> taskEventListener;
+    private final AtomicLong bytesOut = new AtomicLong();
+    private final AtomicLong buffersOut = new AtomicLong();
+
+    /**
+     * @param compressor lz4 for the data buffers on disk, or null to store them as they are
+     */
+    @SuppressWarnings("unchecked")
+    public SortMergeResultPartition(ResultPartitionId partitionId, String ownerName, int numberOfSubpartitions,
+                                    ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
+                                    FileChannelManager fileManager, BlockingReadScheduler readScheduler,
+                                    BufferCompressor compressor) {
+        if (numberOfSubpartitions < 1) {
+            throw new IllegalArgumentException("partition " + partitionId + " needs at least one subpartition, got "
+                    + numberOfSubpartitions);
+        }
+        this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
+        this.ownerName = ownerName;
+        this.subpartitions = numberOfSubpartitions;
+        this.partitionManager = partitionManager;
+        this.poolFactory = poolFactory;
+        this.fileManager = fileManager;
+        this.readScheduler = readScheduler;
+        this.compressor = compressor;
+        this.segmentSize = readScheduler.segmentSize();
+        this.current = new Buffer[numberOfSubpartitions + 1];
+        this.regionBuffers = new List[numberOfSubpartitions + 1];
+        for (int i = 0; i <= numberOfSubpartitions; i++) {
+            regionBuffers[i] = new ArrayList<>();
+        }
+    }
+
+    @Override
+    public ResultPartitionId partitionId() {
+        return partitionId;
+    }
+
+    @Override
+    public int numberOfSubpartitions() {
+        return subpartitions;
+    }
+
+    @Override
+    public void setup() throws IOException {
+        synchronized (emitLock) {
+            synchronized (stateLock) {
+                if (state != State.CREATED) {
+                    throw new IllegalStateException("partition " + partitionId + " of " + ownerName
+                            + " is already set up (state " + state + ")");
+                }
+                directory = fileManager.nextDirectory();
+                bufferPool = poolFactory.createPartitionPool(partitionId, subpartitions);
+                try {
+                    fileWriter = new PartitionFileWriter(PartitionFiles.dataFile(directory, partitionId),
+                            PartitionFiles.indexFile(directory, partitionId), subpartitions, segmentSize, compressor);
+                } catch (IOException e) {
+                    bufferPool.lazyDestroy();
+                    bufferPool = null;
+                    deleteFiles();
+                    throw writeFailure(e);
+                }
+                try {
+                    partitionManager.registerPartition(this);
+                } catch (ShuffleException | RuntimeException e) {
+                    bufferPool.lazyDestroy();
+                    bufferPool = null;
+                    closeWriterQuietly();
+                    deleteFiles();
+                    throw e;
+                }
+                state = State.RUNNING;
+            }
+        }
+        LOG.debug("Set up blocking partition {} of {} with {} subpartitions in {}", partitionId, ownerName,
+                subpartitions, directory);
+    }
+
+    @Override
+    public void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException {
+        checkSubpartitionIndex(targetSubpartition);
+        synchronized (emitLock) {
+            checkAcceptingRecords();
+            if (broadcastRegion) {
+                // Broadcast data and per-subpartition data never share a region.
+                spillRegion();
+                broadcastRegion = false;
+            }
+            writeRecord(record, targetSubpartition);
+        }
+    }
+
+    @Override
+    public void broadcastRecord(ByteBuffer record) throws IOException {
+        synchronized (emitLock) {
+            checkAcceptingRecords();
+            enterBroadcastRegion();
+            writeRecord(record, subpartitions);
+        }
+    }
+
+    /** Events are kept in order with the records in a blocking partition: {@code priority} changes nothing. */
+    @Override
+    public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
+        int size = event.remaining();
+        if (size > MAX_EVENT_BYTES) {
+            throw new ShuffleException("event of " + size + " bytes for blocking partition " + partitionId + " of "
+                    + ownerName + " exceeds the limit of " + MAX_EVENT_BYTES + " bytes per event "
+                    + "(ResultPartitionWriter.MAX_EVENT_BYTES); send large data as records");
+        }
+        synchronized (emitLock) {
+            checkAcceptingRecords();
+            enterBroadcastRegion();
+            closeCurrent(subpartitions);
+            regionBuffers[subpartitions].add(EventSerializer.userEvent(event));
+        }
+    }
+
+    /**
+     * A blocking partition is read after it is finished, so there is nothing to align: the event is stored in
+     * order like {@link #broadcastEvent}, and its consumers are not held back after it
+     * ({@code resumeConsumption} has nothing to resume).
+     */
+    @Override
+    public void broadcastBlockingEvent(ByteBuffer event) throws IOException {
+        broadcastEvent(event, false);
+    }
+
+    @Override
+    public long bytesOut() {
+        return bytesOut.get();
+    }
+
+    @Override
+    public long buffersOut() {
+        return buffersOut.get();
+    }
+
+    /** Nothing to flush: data becomes readable at {@link #finish()}. */
+    @Override
+    public void flush(int targetSubpartition) {
+        checkSubpartitionIndex(targetSubpartition);
+    }
+
+    /** Nothing to flush: data becomes readable at {@link #finish()}. */
+    @Override
+    public void flushAll() {
+    }
+
+    /** Always done: a full pool is written to disk by the next emit, so the writer never waits for a consumer. */
+    @Override
+    public CompletableFuture<?> availableFuture() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void finish() throws IOException {
+        LocalBufferPool pool;
+        synchronized (emitLock) {
+            State now = state;
+            if (now != State.RUNNING) {
+                if (now == State.RELEASED) {
+                    throw released();
+                }
+                throw new IllegalStateException("partition " + partitionId + " of " + ownerName
+                        + " cannot finish: " + (now == State.CREATED ? "setup() was not called" : "it is " + now));
+            }
+            spillRegion();
+            try {
+                fileWriter.close();
+            } catch (IOException e) {
+                throw failWrite(e);
+            }
+            regions = fileWriter.regions();
+            long bytes = fileWriter.dataBytes();
+            synchronized (stateLock) {
+                if (state != State.RUNNING) {
+                    throw released();
+                }
+                state = State.FINISHED;
+                pool = bufferPool;
+            }
+            LOG.debug("Blocking partition {} of {} finished: {} regions, {} bytes in {}", partitionId, ownerName,
+                    regions, bytes, directory);
+        }
+        // The data is on disk: the writing memory goes back to the environment.
+        pool.lazyDestroy();
+    }
+
+    @Override
+    public void fail(Throwable cause) {
+        Objects.requireNonNull(cause, "cause");
+        LOG.info("Blocking partition {} of {} failed by its producer: {}", partitionId, ownerName, cause.toString());
+        release(cause);
+    }
+
+    @Override
+    public void onTaskEvent(Consumer<ByteBuffer> listener) {
+        this.taskEventListener = listener;
+    }
+
+    @Override
+    public boolean deliverTaskEvent(ByteBuffer event) {
+        Consumer<ByteBuffer> listener = taskEventListener;
+        if (listener == null) {
+            LOG.warn("Task event of {} bytes for blocking partition {} of {} dropped: the producer registered no "
+                    + "listener", event.remaining(), partitionId, ownerName);
+            return false;
+        }
+        listener.accept(event);
+        return true;
+    }
+
+    /**
+     * After {@link #finish()}, the data stays readable until the partition is released; before it, the partition
+     * is released at once and its files deleted.
+     */
+    @Override
+    public void close() {
+        State now = state;
+        if (now == State.FINISHED || now == State.RELEASED) {
+            return;
+        }
+        release(now == State.CREATED ? null : new ProducerFailedException("blocking partition " + partitionId
+                + " of " + ownerName + " was closed by its producer before finish()"));
+    }
+
+    @Override
+    public void release(Throwable cause) {
+        LocalBufferPool pool;
+        List<SortMergeSubpartitionView> reading;
+        synchronized (stateLock) {
+            if (state == State.RELEASED) {
+                return;
+            }
+            state = State.RELEASED;
+            releaseCause = cause;
+            pool = bufferPool;
+            reading = new ArrayList<>(readers);
+        }
+        partitionManager.onPartitionReleased(this, cause);
+        if (pool != null) {
+            // Wakes a producer blocked on the pool; it sees RELEASED.
+            pool.lazyDestroy();
+        }
+        synchronized (emitLock) {
+            recycleRegionBuffers();
+            closeWriterQuietly();
+        }
+        ProducerFailedException readFailure = new ProducerFailedException("blocking partition " + partitionId
+                + " of " + ownerName + " was released while it was being read"
+                + (cause == null ? "" : ": " + cause.getMessage()));
+        for (SortMergeSubpartitionView view : reading) {
+            view.fail(readFailure);
+        }
+        synchronized (stateLock) {
+            if (readers.isEmpty()) {
+                deleteFiles();
+            }
+        }
+        LOG.debug("Released blocking partition {} of {}{}", partitionId, ownerName,
+                cause == null ? "" : " (" + cause + ")");
+    }
+
+    @Override
+    public boolean isReleased() {
+        return state == State.RELEASED;
+    }
+
+    /** Whether {@link #finish()} was called and the partition is readable. */
+    public boolean isFinished() {
+        return state == State.FINISHED;
+    }
+
+    /** The partition's data file (for tests and diagnostics); null before setup. */
+    public Path dataPath() {
+        return directory == null ? null : PartitionFiles.dataFile(directory, partitionId);
+    }
+
+    /** The partition's index file; null before setup. */
+    public Path indexPath() {
+        return directory == null ? null : PartitionFiles.indexFile(directory, partitionId);
+    }
+
+    /** Regions written (after finish). */
+    public int regions() {
+        return regions;
+    }
+
+    int fileOrder() {
+        return fileOrder;
+    }
+
+    /**
+     * A new reader of one subpartition; readable only after {@link #finish()}.
+     *
+     * @throws PartitionNotFoundException before finish (the reader retries with its backoff), or when the files
+     *                                    are gone
+     * @throws IllegalStateException      when the partition is released
+     */
+    @Override
+    public ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener)
+            throws ShuffleException {
+        if (index < 0 || index >= subpartitions) {
+            throw new IllegalArgumentException("partition " + partitionId + " has " + subpartitions
+                    + " subpartitions; subpartition " + index + " does not exist");
+        }
+        SortMergeSubpartitionView view;
+        synchronized (stateLock) {
+            State now = state;
+            if (now == State.RELEASED) {
+                throw new IllegalStateException("blocking partition " + partitionId + " is released");
+            }
+            if (now != State.FINISHED) {
+                // Not written yet: to the reader it is not there, and it retries.
+                throw new PartitionNotFoundException(partitionId);
+            }
+            view = new SortMergeSubpartitionView(this, index, listener, readScheduler);
+            readers.add(view);
+        }
+        view.start();
+        return view;
+    }
+
+    /** A reader has gone: the files go with the last reader of a released partition. */
+    void onViewReleased(SortMergeSubpartitionView view) {
+        synchronized (stateLock) {
+            if (readers.remove(view) && readers.isEmpty() && state == State.RELEASED) {
+                deleteFiles();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Producer thread, under emitLock
+    // ------------------------------------------------------------------------------------------------------------
+
+    private void checkAcceptingRecords() throws ShuffleException {
+        State now = state;
+        if (now == State.RUNNING) {
+            return;
+        }
+        if (now == State.RELEASED) {
+            throw released();
+        }
+        throw new IllegalStateException("partition " + partitionId + " of " + ownerName + " does not accept records: "
+                + (now == State.CREATED ? "setup() was not called" : "finish() was called"));
+    }
+
+    private ShuffleException released() {
+        Throwable cause;
+        synchronized (stateLock) {
+            cause = releaseCause;
+        }
+        return new ShuffleException("blocking partition " + partitionId + " of " + ownerName + " was released"
+                + (cause == null ? "" : ": " + cause.getMessage()), cause);
+    }
+
+    private void enterBroadcastRegion() throws IOException {
+        if (!broadcastRegion) {
+            spillRegion();
+            broadcastRegion = true;
+        }
+    }
+
+    private void writeRecord(ByteBuffer record, int target) throws IOException {
+        int start = record.position();
+        try {
+            lengthPrefix.clear();
+            lengthPrefix.putInt(record.remaining()).flip();
+            write(lengthPrefix, target);
+            write(record, target);
+        } finally {
+            record.position(start);
+        }
+    }
+
+    /** Copies {@code source}'s remaining bytes into {@code target}'s buffers, writing regions as the pool runs dry. */
+    private void write(ByteBuffer source, int target) throws IOException {
+        while (source.hasRemaining()) {
+            Buffer buffer = current[target];
+            if (buffer == null) {
+                buffer = newBuffer();
+                current[target] = buffer;
+            }
+            int size = buffer.getSize();
+            int chunk = Math.min(source.remaining(), buffer.getMaxCapacity() - size);
+            buffer.getMemorySegment().put(size, source, chunk);
+            buffer.setSize(size + chunk);
+            if (size + chunk == buffer.getMaxCapacity()) {
+                closeCurrent(target);
+            }
+        }
+    }
+
+    /** Moves the buffer being filled of {@code target} to the open region's list. */
+    private void closeCurrent(int target) {
+        Buffer buffer = current[target];
+        if (buffer != null) {
+            current[target] = null;
+            if (buffer.getSize() > 0) {
+                bytesOut.addAndGet(buffer.getSize());
+                buffersOut.incrementAndGet();
+                regionBuffers[target].add(buffer);
+            } else {
+                buffer.recycleBuffer();
+            }
+        }
+    }
+
+    private Buffer newBuffer() throws IOException {
+        Buffer buffer = bufferPool.requestBuffer();
+        if (buffer != null) {
+            return buffer;
+        }
+        // Every buffer holds data: write them out as one region; they come back to the pool.
+        spillRegion();
+        try {
+            return bufferPool.requestBufferBlocking();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            InterruptedIOException ex = new InterruptedIOException("interrupted while waiting for a buffer of "
+                    + "blocking partition " + partitionId);
+            ex.initCause(e);
+            throw ex;
+        } catch (BufferPoolDestroyedException e) {
+            throw released();
+        }
+    }
+
+    /** Writes the open region (if it holds anything) and recycles its buffers. */
+    private void spillRegion() throws IOException {
+        boolean empty = true;
+        for (int i = 0; i <= subpartitions; i++) {
+            closeCurrent(i);
+            empty &= regionBuffers[i].isEmpty();
+        }
+        if (empty) {
+            return;
+        }
+        try {
+            fileWriter.writeRegion(regionBuffers, broadcastRegion ? regionBuffers[subpartitions] : null);
+        } catch (IOException e) {
+            throw failWrite(e);
+        }
+        recycleRegionBuffers();
+    }
+
+    private void recycleRegionBuffers() {
+        for (int i = 0; i <= subpartitions; i++) {
+            if (current[i] != null) {
+                current[i].recycleBuffer();
+                current[i] = null;
+            }
+            List<Buffer> buffers = regionBuffers[i];
+            for (int b = 0, n = buffers.size(); b < n; b++) {
+                buffers.get(b).recycleBuffer();
+            }
+            buffers.clear();
+        }
+    }
+
+    /** Fails the partition after a write error: files deleted, memory back; returns the error to throw. */
+    private ShuffleException failWrite(IOException e) {
+        ShuffleException failure = writeFailure(e);
+        LOG.warn("{}", failure.getMessage());
+        release(failure);
+        return failure;
+    }
+
+    private ShuffleException writeFailure(IOException e) {
+        return new ShuffleException("cannot write blocking partition " + partitionId + " of " + ownerName
+                + " to directory " + directory + ": " + e + "; free disk space there or set "
+                + ShuffleOptions.TMP_DIRS.key() + " to a directory with room", e);
+    }
+
+    private void closeWriterQuietly() {
+        if (fileWriter != null) {
+            try {
+                fileWriter.close();
+            } catch (IOException e) {
+                LOG.debug("Closing the files of blocking partition {} failed: {}", partitionId, e.toString());
+            }
+        }
+    }
+
+    /** Deletes both files. Under stateLock (or before the partition is shared). */
+    private void deleteFiles() {
+        if (filesDeleted || directory == null) {
+            return;
+        }
+        filesDeleted = true;
+        FileChannelManager.deleteRecursively(PartitionFiles.dataFile(directory, partitionId));
+        FileChannelManager.deleteRecursively(PartitionFiles.indexFile(directory, partitionId));
+    }
+
+    private void checkSubpartitionIndex(int index) {
+        if (index < 0 || index >= subpartitions) {
+            throw new IndexOutOfBoundsException("partition " + partitionId + " has " + subpartitions
+                    + " subpartitions; subpartition " + index + " does not exist");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "blocking partition " + partitionId + " of " + ownerName + " (" + subpartitions + " subpartitions, "
+                + state + ")";
+    }
+}

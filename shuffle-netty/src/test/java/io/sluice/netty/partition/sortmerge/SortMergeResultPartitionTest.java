@@ -1,0 +1,304 @@
+package io.sluice.netty.partition.sortmerge;
+
+import io.sluice.api.InsufficientBuffersException;
+import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ShuffleException;
+import io.sluice.buffers.Buffer;
+import io.sluice.buffers.NetworkBufferPool;
+import io.sluice.netty.compression.BufferCompressor;
+import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.file.FileChannelManager;
+import io.sluice.netty.partition.BufferAndBacklog;
+import io.sluice.netty.partition.ResultPartitionManager;
+import io.sluice.netty.partition.ResultSubpartitionView;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The sort-merge partition and its readers, below the environment: file layout, read budget, failures. */
+class SortMergeResultPartitionTest {
+
+    private static final int SEGMENT = 4096;
+    private static final int SUBPARTITIONS = 3;
+    private static final int READ_BUDGET = 4;
+
+    @TempDir
+    Path tmp;
+
+    private NetworkBufferPool networkPool;
+    private ResultPartitionManager manager;
+    private FileChannelManager files;
+    private BlockingReadScheduler reads;
+
+    @BeforeEach
+    void setUp() {
+        networkPool = new NetworkBufferPool(64, SEGMENT);
+        manager = new ResultPartitionManager();
+        files = new FileChannelManager(List.of(tmp.toString()), "shuffle.tmp-dirs");
+        reads = new BlockingReadScheduler("test", READ_BUDGET, SEGMENT, new BufferCompressor());
+    }
+
+    @AfterEach
+    void tearDown() {
+        reads.close();
+        files.close();
+        assertEquals(networkPool.getTotalNumberOfMemorySegments(), networkPool.getNumberOfAvailableMemorySegments(),
+                "network segments back after the test");
+        networkPool.destroy();
+    }
+
+    private SortMergeResultPartition newPartition(BufferCompressor compressor) {
+        return new SortMergeResultPartition(ResultPartitionId.random(), "producer", SUBPARTITIONS, manager,
+                (id, n) -> {
+                    try {
+                        return networkPool.createBufferPool(n + 1, n + 1);
+                    } catch (IOException e) {
+                        throw new InsufficientBuffersException(e.getMessage());
+                    }
+                }, files, reads, compressor);
+    }
+
+    @Test
+    void manyRegionsAndBroadcasts_eachSubpartitionReadsItsOwnStreamInOrder_eightReadersWithinAFourSegmentBudget()
+            throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        ByteArrayOutputStream[] expected = writeMixedTraffic(partition);
+        partition.finish();
+        assertTrue(partition.regions() > 10, "regions written: " + partition.regions());
+        assertEquals(networkPool.getTotalNumberOfMemorySegments(), networkPool.getNumberOfAvailableMemorySegments(),
+                "writing memory returned at finish");
+
+        // Eight readers at once (every subpartition, some twice), consumed round-robin by this thread.
+        int[] subpartitionOf = {0, 1, 2, 0, 1, 2, 0, 1};
+        List<ResultSubpartitionView> views = new ArrayList<>();
+        ByteArrayOutputStream[] got = new ByteArrayOutputStream[subpartitionOf.length];
+        for (int i = 0; i < subpartitionOf.length; i++) {
+            views.add(manager.createSubpartitionView(partition.partitionId(), subpartitionOf[i], () -> { }));
+            got[i] = new ByteArrayOutputStream();
+        }
+        boolean[] ended = new boolean[views.size()];
+        int endedCount = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int maxInUse = 0;
+        while (endedCount < views.size()) {
+            assertTrue(System.nanoTime() < deadline, "readers ended: " + endedCount);
+            for (int i = 0; i < views.size(); i++) {
+                BufferAndBacklog next = ended[i] ? null : views.get(i).getNextBuffer();
+                maxInUse = Math.max(maxInUse, reads.segmentsInUse());
+                if (next == null) {
+                    continue;
+                }
+                Buffer buffer = next.buffer();
+                if (buffer.isBuffer()) {
+                    ByteBuffer bytes = buffer.getNioBufferReadable();
+                    byte[] copy = new byte[bytes.remaining()];
+                    bytes.get(copy);
+                    got[i].write(copy);
+                } else if (EventSerializer.isEndOfPartition(buffer)) {
+                    ended[i] = true;
+                    endedCount++;
+                } else {
+                    got[i].write(bytesOf(EventSerializer.payloadOf(buffer)));
+                }
+                buffer.recycleBuffer();
+            }
+            Thread.onSpinWait();
+        }
+        for (int i = 0; i < views.size(); i++) {
+            assertArrayEquals(expected[subpartitionOf[i]].toByteArray(), got[i].toByteArray(),
+                    "stream of reader " + i + " (subpartition " + subpartitionOf[i] + ")");
+            views.get(i).releaseAllResources();
+        }
+        assertTrue(maxInUse <= READ_BUDGET, "read segments in use at most " + maxInUse);
+        assertTrue(reads.allocatedSegments() <= READ_BUDGET, "allocated " + reads.allocatedSegments());
+        assertEquals(0, reads.segmentsInUse(), "read segments in use after the readers left");
+
+        partition.release(null);
+        assertFalse(Files.exists(partition.dataPath()), "data file after release");
+        assertFalse(Files.exists(partition.indexPath()), "index file after release");
+    }
+
+    @Test
+    void compressedOnDisk_readsBackTheSameBytes() throws Exception {
+        SortMergeResultPartition partition = newPartition(new BufferCompressor());
+        partition.setup();
+        ByteArrayOutputStream[] expected = writeMixedTraffic(partition);
+        partition.finish();
+        long rawBytes = Arrays.stream(expected).mapToLong(ByteArrayOutputStream::size).sum();
+        assertTrue(Files.size(partition.dataPath()) < rawBytes / 2, "compressed data file of "
+                + Files.size(partition.dataPath()) + " bytes for " + rawBytes);
+
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 2, () -> { });
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            assertTrue(System.nanoTime() < deadline, "reader did not end");
+            BufferAndBacklog next = view.getNextBuffer();
+            if (next == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            Buffer buffer = next.buffer();
+            boolean end = !buffer.isBuffer() && EventSerializer.isEndOfPartition(buffer);
+            if (buffer.isBuffer()) {
+                ByteBuffer bytes = buffer.getNioBufferReadable();
+                byte[] copy = new byte[bytes.remaining()];
+                bytes.get(copy);
+                got.write(copy);
+            } else if (!end) {
+                got.write(bytesOf(EventSerializer.payloadOf(buffer)));
+            }
+            buffer.recycleBuffer();
+            if (end) {
+                break;
+            }
+        }
+        assertArrayEquals(expected[2].toByteArray(), got.toByteArray());
+        view.releaseAllResources();
+        partition.release(null);
+    }
+
+    @Test
+    void fileSpans_pointAtTheStoredBytes_andTakeNoReadMemory() throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        ByteArrayOutputStream[] expected = writeMixedTraffic(partition);
+        partition.finish();
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 1, () -> { });
+        view.enableFileSpans();
+
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        int spans = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(partition.dataPath())) {
+            while (true) {
+                assertTrue(System.nanoTime() < deadline, "reader did not end");
+                io.sluice.netty.partition.FileSpan span = view.pollFileSpan();
+                if (span != null) {
+                    ByteBuffer bytes = ByteBuffer.allocate(span.length());
+                    file.read(bytes, span.position());
+                    got.write(bytes.array());
+                    spans++;
+                    continue;
+                }
+                BufferAndBacklog next = view.getNextBuffer();
+                if (next == null) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                Buffer buffer = next.buffer();
+                assertFalse(buffer.isBuffer(), "data comes as file spans, not buffers");
+                boolean end = EventSerializer.isEndOfPartition(buffer);
+                if (!end) {
+                    got.write(bytesOf(EventSerializer.payloadOf(buffer)));
+                }
+                buffer.recycleBuffer();
+                if (end) {
+                    break;
+                }
+            }
+        }
+        assertArrayEquals(expected[1].toByteArray(), got.toByteArray());
+        assertTrue(spans > 10, "spans: " + spans);
+        assertEquals(0, reads.allocatedSegments(), "read memory allocated for a zero-copy reader");
+        view.releaseAllResources();
+        partition.release(null);
+    }
+
+    @Test
+    void readerBeforeFinish_isToldNotFound_andAfterTheFilesAreGone_too() throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        partition.emitRecord(ByteBuffer.wrap(new byte[100]), 0);
+        assertThrows(PartitionNotFoundException.class,
+                () -> manager.createSubpartitionView(partition.partitionId(), 0, () -> { }));
+        partition.finish();
+        Files.delete(partition.dataPath());
+
+        assertThrows(PartitionNotFoundException.class,
+                () -> manager.createSubpartitionView(partition.partitionId(), 0, () -> { }));
+        partition.release(null);
+        assertThrows(ShuffleException.class, () -> partition.emitRecord(ByteBuffer.allocate(1), 0));
+    }
+
+    @Test
+    void releaseWhileAReaderHoldsTheFiles_failsIt_filesGoWithTheReader() throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        writeMixedTraffic(partition);
+        partition.finish();
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 0, () -> { });
+
+        partition.release(null);
+
+        assertTrue(view.isReleased(), "the reader is released with its partition");
+        assertTrue(view.getFailureCause().getMessage().contains("released while it was being read"),
+                String.valueOf(view.getFailureCause()));
+        assertTrue(Files.exists(partition.dataPath()), "files stay while a reader has them");
+        view.releaseAllResources();
+        assertFalse(Files.exists(partition.dataPath()), "files go with the last reader");
+    }
+
+    private static byte[] bytesOf(ByteBuffer bytes) {
+        byte[] copy = new byte[bytes.remaining()];
+        bytes.get(copy);
+        return copy;
+    }
+
+    /**
+     * Records of many sizes to every subpartition, with broadcast records and events between them; returns what each
+     * subpartition's stream must hold (length-prefixed records, and the payload of each event in its place).
+     */
+    private static ByteArrayOutputStream[] writeMixedTraffic(SortMergeResultPartition partition) throws IOException {
+        ByteArrayOutputStream[] expected = new ByteArrayOutputStream[SUBPARTITIONS];
+        for (int s = 0; s < SUBPARTITIONS; s++) {
+            expected[s] = new ByteArrayOutputStream();
+        }
+        long random = 42;
+        for (int i = 0; i < 3000; i++) {
+            random = random * 6364136223846793005L + 1442695040888963407L;
+            int size = (int) ((random >>> 33) % (i % 50 == 0 ? 3 * SEGMENT : 300));
+            byte[] record = new byte[size];
+            for (int b = 0; b < size; b++) {
+                record[b] = (byte) (i % 7 == 0 ? b ^ i : i);
+            }
+            byte[] framed = ByteBuffer.allocate(4 + size).putInt(size).put(record).array();
+            if (i % 97 == 0) {
+                partition.broadcastRecord(ByteBuffer.wrap(record));
+                for (ByteArrayOutputStream stream : expected) {
+                    stream.writeBytes(framed);
+                }
+            } else if (i % 251 == 0) {
+                byte[] event = {(byte) i, 1, 2};
+                partition.broadcastEvent(ByteBuffer.wrap(event), false);
+                for (ByteArrayOutputStream stream : expected) {
+                    stream.writeBytes(event);
+                }
+            } else {
+                int target = (int) ((random >>> 20) % SUBPARTITIONS);
+                partition.emitRecord(ByteBuffer.wrap(record), target);
+                expected[target].writeBytes(framed);
+            }
+        }
+        return expected;
+    }
+}

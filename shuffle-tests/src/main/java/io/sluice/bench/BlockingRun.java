@@ -1,0 +1,142 @@
+package io.sluice.bench;
+
+import io.sluice.api.InputGate;
+import io.sluice.api.PartitionType;
+import io.sluice.api.ProducerDescriptor;
+import io.sluice.api.ResourceId;
+import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleDescriptor;
+import io.sluice.api.ShuffleEnvironment;
+import io.sluice.api.ShuffleEnvironmentContext;
+import io.sluice.api.ShuffleMaster;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.api.ShuffleServiceFactory;
+import io.sluice.api.ShuffleServiceLoader;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code run --partition-type blocking}: the producers write blocking partitions to disk (the write phase, timed),
+ * then the consumers read them (the read phase, timed), then {@code dd} measures what the temp directory's disk can
+ * do, for comparison. Producers on the first environment, consumers on the last (the same with one). Used by the
+ * main thread.
+ */
+final class BlockingRun {
+
+    private final BenchOptions options;
+    private final PrintStream err;
+
+    BlockingRun(BenchOptions options, PrintStream err) {
+        this.options = options;
+        this.err = err;
+    }
+
+    /** @return the summary of both phases; a failure of any kind is in it, never thrown */
+    RunSummary execute() {
+        ShuffleConfig config = options.shuffleConfig();
+        int producers = options.producers();
+        int consumers = options.consumers();
+        try {
+            // First, on a quiet disk: dd's limits of the temp directory, for comparison.
+            err.println("measuring the temp directory with dd");
+            DiskLimits limits = DiskLimits.measure(tmpDir(config), Math.min(options.workload().totalBytes() > 0 ? options.workload().totalBytes() : 1L << 30, 1L << 30));
+            ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
+            List<ShuffleEnvironmentContext> contexts = new ArrayList<>();
+            for (int i = 0; i < options.environments(); i++) {
+                contexts.add(ShuffleEnvironmentContext.of(config, new ResourceId("bench-env-" + i)));
+            }
+            MeasuredRun.Outcome write;
+            MeasuredRun.Outcome read;
+            ConsumerSide consumerSide;
+            long written;
+            try (Environments environments = Environments.start(factory, contexts);
+                 ShuffleMaster master = factory.createShuffleMaster(config)) {
+                ShuffleEnvironment producerEnvironment = environments.get(0);
+                ShuffleEnvironment consumerEnvironment = environments.get(options.environments() - 1);
+                List<ShuffleDescriptor> partitions = new ArrayList<>();
+                List<ResultPartitionWriter> writers = new ArrayList<>();
+                for (int p = 0; p < producers; p++) {
+                    ShuffleDescriptor partition = Wiring.register(master, ResultPartitionId.random(),
+                            PartitionType.BLOCKING, consumers, new ProducerDescriptor(producerEnvironment.resourceId(),
+                                    producerEnvironment.dataAddress()));
+                    partitions.add(partition);
+                    ResultPartitionWriter writer = Wiring.writer(producerEnvironment, "producer-" + p, partition,
+                            PartitionType.BLOCKING, consumers);
+                    writer.setup();
+                    writers.add(writer);
+                }
+                ProducerSide producerSide = new ProducerSide(writers, options.workload());
+                err.println("write phase: " + producers + " producers write " + consumers + " subpartitions each");
+                write = MeasuredRun.execute(options, err, environments, producerSide.tasks(), producerSide::bytes,
+                        null);
+                written = producerSide.bytes();
+                if (write.failure() != null) {
+                    return summary(0, 0, write, write, 0, limits, write.failure());
+                }
+                List<InputGate> gates = new ArrayList<>();
+                for (int c = 0; c < consumers; c++) {
+                    InputGate gate = Wiring.gate(consumerEnvironment, "consumer-" + c, c, partitions);
+                    gate.setup();
+                    gates.add(gate);
+                }
+                consumerSide = new ConsumerSide(gates, producers);
+                err.println("read phase: " + consumers + " consumers read their subpartition of every partition");
+                read = MeasuredRun.execute(options, err, environments, consumerSide.tasks(), consumerSide::bytes,
+                        null);
+                List<ResultPartitionId> ids = new ArrayList<>();
+                for (ShuffleDescriptor partition : partitions) {
+                    ids.add(partition.partitionId());
+                }
+                producerEnvironment.releasePartitionsLocally(ids);
+            }
+            return summary(consumerSide.bytes(), consumerSide.records(), write, read, written, limits,
+                    read.failure());
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            MeasuredRun.Outcome none = new MeasuredRun.Outcome(e, 0, MemoryPeak.NONE, 0, SoakReport.NONE);
+            return summary(0, 0, none, none, 0, null, e);
+        }
+    }
+
+    private static Path tmpDir(ShuffleConfig config) {
+        String dirs = config.get(ShuffleOptions.TMP_DIRS).trim();
+        String first = dirs.isEmpty() ? System.getProperty("java.io.tmpdir") : dirs.split(",")[0].trim();
+        return Path.of(first);
+    }
+
+    private RunSummary summary(long bytes, long records, MeasuredRun.Outcome write, MeasuredRun.Outcome read,
+                               long written, DiskLimits limits, Throwable failure) {
+        double writeRate = write.wallNanos() == 0 ? 0 : written * 1e9 / write.wallNanos();
+        double readRate = read.wallNanos() == 0 ? 0 : bytes * 1e9 / read.wallNanos();
+        String phases = String.format(Locale.ROOT, "blocking: write %s, read %s", DiskLimits.rate(writeRate),
+                DiskLimits.rate(readRate));
+        if (limits != null) {
+            err.print("limits of the temp directory (dd, " + Units.gigabytes(limits.bytes()) + "):\n"
+                    + limits.compare(writeRate, readRate));
+            phases += String.format(Locale.ROOT, " (dd page cache: write %.2fx, read %.2fx; direct: write %.2fx, "
+                            + "read %.2fx)", writeRate / limits.writeCached(), readRate / limits.readCached(),
+                    writeRate / limits.writeDirect(), readRate / limits.readDirect());
+        }
+        MemoryPeak memory = larger(write.memory(), read.memory());
+        String codec = options.shuffleConfig().get(ShuffleOptions.COMPRESSION_CODEC);
+        String shape = options.producers() + " producers x " + options.consumers() + " consumers, "
+                + options.environments() + (options.environments() == 1 ? " environment" : " environments, transport "
+                + options.shuffleConfig().get(ShuffleOptions.NETTY_TRANSPORT)) + ", compression " + codec + "; "
+                + phases;
+        return new RunSummary(Command.RUN.word(), shape, options.producers(), options.consumers(),
+                options.workload().sizes().toString(), bytes, records, write.wallNanos() + read.wallNanos(),
+                LatencySummary.NONE, memory, write.buffersNotReturned() + read.buffersNotReturned(),
+                failure == null ? null : MeasuredRun.describe(failure));
+    }
+
+    private static MemoryPeak larger(MemoryPeak a, MemoryPeak b) {
+        return a.processPeakRssBytes() >= b.processPeakRssBytes() ? a : b;
+    }
+}

@@ -1,0 +1,84 @@
+package io.sluice.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What the temp directory's disk can do, measured with {@code dd} in the same run: sequential write and read of
+ * one file, through the page cache and with direct I/O (the device itself). Used by the main thread.
+ *
+ * @param writeCached  bytes/s written into the page cache ({@code dd of=... bs=1M})
+ * @param writeDirect  bytes/s written with {@code oflag=direct}
+ * @param readCached   bytes/s read from the page cache (the file just written)
+ * @param readDirect   bytes/s read with {@code iflag=direct}
+ * @param bytes        size of the probe file
+ */
+record DiskLimits(double writeCached, double writeDirect, double readCached, double readDirect, long bytes) {
+
+    /** dd's summary line: "N bytes (...) copied, S s, ...". */
+    private static final Pattern SUMMARY = Pattern.compile("^(\\d+) bytes .*copied, ([0-9.,eE+-]+) s");
+
+    /**
+     * @param directory where the probe file goes (and is deleted again)
+     * @param bytes     how much to write, rounded down to whole MiB (at least 1)
+     * @throws IOException when dd cannot run or its output cannot be read
+     */
+    static DiskLimits measure(Path directory, long bytes) throws IOException, InterruptedException {
+        long mebibytes = Math.max(1, bytes >> 20);
+        Path probe = directory.resolve("sluice-dd-probe-" + ProcessHandle.current().pid());
+        try {
+            String of = "of=" + probe;
+            String ifProbe = "if=" + probe;
+            String count = "count=" + mebibytes;
+            // conv=fdatasync would measure the device; without it the rate is what the page cache absorbs.
+            double writeCached = dd("if=/dev/zero", of, "bs=1M", count);
+            double readCached = dd(ifProbe, "of=/dev/null", "bs=1M");
+            double writeDirect = dd("if=/dev/zero", of, "bs=1M", count, "oflag=direct");
+            double readDirect = dd(ifProbe, "of=/dev/null", "bs=1M", "iflag=direct");
+            return new DiskLimits(writeCached, writeDirect, readCached, readDirect, mebibytes << 20);
+        } finally {
+            Files.deleteIfExists(probe);
+        }
+    }
+
+    private static double dd(String... operands) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add("dd");
+        command.addAll(List.of(operands));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
+            process.destroyForcibly();
+            throw new IOException(String.join(" ", command) + " failed: " + output.trim());
+        }
+        for (String line : output.split("\n")) {
+            Matcher matcher = SUMMARY.matcher(line.trim());
+            if (matcher.find()) {
+                double seconds = Double.parseDouble(matcher.group(2).replace(',', '.'));
+                return Long.parseLong(matcher.group(1)) / Math.max(seconds, 1e-9);
+            }
+        }
+        throw new IOException("cannot read the rate from: " + String.join(" ", command) + ": " + output.trim());
+    }
+
+    /** One line per limit, with Sluice's rate beside it. */
+    String compare(double sluiceWrite, double sluiceRead) {
+        return String.format(Locale.ROOT, "  dd write %s page cache, %s direct; sluice write %s = %.2fx / %.2fx%n"
+                        + "  dd read  %s page cache, %s direct; sluice read  %s = %.2fx / %.2fx%n",
+                rate(writeCached), rate(writeDirect), rate(sluiceWrite), sluiceWrite / writeCached,
+                sluiceWrite / writeDirect,
+                rate(readCached), rate(readDirect), rate(sluiceRead), sluiceRead / readCached, sluiceRead / readDirect);
+    }
+
+    static String rate(double bytesPerSecond) {
+        return String.format(Locale.ROOT, "%.2f GB/s", bytesPerSecond / 1e9);
+    }
+}

@@ -1,0 +1,245 @@
+package io.sluice.tests.blocking;
+
+import io.sluice.api.PartitionType;
+import io.sluice.api.ProducerFailedException;
+import io.sluice.api.RecordReader;
+import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleEnvironment;
+import io.sluice.api.ShuffleMetrics;
+import io.sluice.api.ShuffleOptions;
+import io.sluice.tests.support.Await;
+import io.sluice.tests.support.BackgroundTask;
+import io.sluice.tests.support.RecordGenerator;
+import io.sluice.tests.support.RecordSizes;
+import io.sluice.tests.support.RecordTraffic;
+import io.sluice.tests.support.RecordVerifier;
+import io.sluice.tests.support.RegisteredPartition;
+import io.sluice.tests.support.ShuffleFixture;
+import io.sluice.api.ShuffleException;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Blocking partitions through the public API: written to disk with a small memory budget, read after finish(),
+ * any number of times, locally and remotely, and deleted on release and close.
+ */
+class BlockingPartitionTest {
+
+    private static final int SUBPARTITIONS = 4;
+    private static final long SEED = 11;
+    /** 200 MB of mixed records in all, over 4 subpartitions. */
+    private static final long TOTAL_BYTES = 200L << 20;
+
+    @TempDir
+    Path tmp;
+
+    private ShuffleConfig config() {
+        return ShuffleConfig.empty()
+                .with(ShuffleOptions.MEMORY_TOTAL, 16L << 20)
+                .with(ShuffleOptions.TMP_DIRS, tmp.toString())
+                .with(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF, Duration.ofMillis(10))
+                .with(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF, Duration.ofSeconds(2));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
+    void twoHundredMegabytes_in16mOfMemory_readTwice_everyRecordVerified_filesGoneAfterRelease(BlockingLink link)
+            throws Exception {
+        try (ShuffleFixture shuffle = link.start(config())) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, SUBPARTITIONS, 0);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            long[] records = produce(writer, TOTAL_BYTES);
+            writer.finish();
+            writer.close(); // the data stays for its consumers
+
+            ShuffleEnvironment producer = shuffle.producerEnvironment();
+            assertAllSegmentsFree(producer, "the producer once the partition is on disk");
+            assertTrue(dataFiles().size() == 2, "data and index file in " + tmp + ": " + dataFiles());
+
+            for (int round = 0; round < 2; round++) {
+                readEverySubpartition(shuffle, partition, records, "round " + round);
+            }
+            assertTrue(producer.partitionsOccupyingLocalResources().contains(partition.id()),
+                    "a blocking partition read to its end stays until it is released");
+
+            producer.releasePartitionsLocally(List.of(partition.id()));
+            Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
+        }
+        assertEquals(List.of(), environmentDirectories(), "environment directories after close");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
+    void twoConsumersAtOnce_requestedBeforeFinish_bothReadEverything(BlockingLink link) throws Exception {
+        try (ShuffleFixture shuffle = link.start(config())) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 1, 0);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            // Both consumers ask before the producer has finished: their requests wait (retried with backoff).
+            RecordReader first = shuffle.setUpReader("consumer a", 0, partition);
+            RecordReader second = shuffle.setUpReader("consumer b", 0, partition);
+            BackgroundTask<Long> a = shuffle.fork("consumer a",
+                    () -> RecordTraffic.readToEnd(first, new RecordVerifier("consumer a", new int[] {0})));
+            BackgroundTask<Long> b = shuffle.fork("consumer b",
+                    () -> RecordTraffic.readToEnd(second, new RecordVerifier("consumer b", new int[] {0})));
+            Thread.sleep(100); // let the requests arrive first: no assertion depends on it
+            long[] records = produce(writer, 20L << 20);
+            writer.finish();
+
+            assertEquals(records[0], a.await(Await.EVENTUALLY), "records read by consumer a");
+            assertEquals(records[0], b.await(Await.EVENTUALLY), "records read by consumer b");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
+    void releaseDuringRead_failsTheReader_filesGoOnceItHasGone(BlockingLink link) throws Exception {
+        try (ShuffleFixture shuffle = link.start(config())) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 1, 0);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            long[] records = produce(writer, 20L << 20);
+            writer.finish();
+            RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
+            RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
+            RecordTraffic.read(reader, verifier, 10); // reading has begun
+
+            shuffle.producerEnvironment().releasePartitionsLocally(List.of(partition.id()));
+
+            Throwable failure = shuffle.fork("consumer", () -> RecordTraffic.readToEnd(reader, verifier))
+                    .awaitFailure(Await.EVENTUALLY);
+            assertInstanceOf(ProducerFailedException.class, failure, "what the reader of a released partition got");
+            assertTrue(failure.getMessage().contains(partition.id().toString()), failure.getMessage());
+            assertTrue(verifier.records() < records[0], "the read ended early");
+            reader.close();
+            Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
+    void environmentClose_deletesTheFilesOfAnUnreleasedPartition(BlockingLink link) throws Exception {
+        try (ShuffleFixture shuffle = link.start(config())) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            produce(writer, 1L << 20);
+            writer.finish();
+            assertEquals(2, dataFiles().size(), "files of the finished partition: " + dataFiles());
+        }
+        assertEquals(List.of(), environmentDirectories(), "environment directories after close");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
+    void fullDisk_failsTheWriterNamingDirectoryAndPartition_deletesItsFiles_reservesNothing(BlockingLink link)
+            throws Exception {
+        Path deviceFull = Path.of("/dev/full");
+        Assumptions.assumeTrue(Files.isWritable(deviceFull), "needs /dev/full (Linux) to stand for a full disk");
+        try (ShuffleFixture shuffle = link.start(config())) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
+            // The data file is a disk that is full: every write fails with ENOSPC. Every environment's directory
+            // gets the link, so the producer's has it whichever it is.
+            for (Path directory : environmentDirectories()) {
+                Files.createSymbolicLink(directory.resolve(partition.id() + ".data"), deviceFull);
+            }
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+
+            ShuffleException failure = assertThrows(ShuffleException.class, () -> produce(writer, 16L << 20));
+            assertTrue(environmentDirectories().stream().anyMatch(d -> failure.getMessage().contains(d.toString())),
+                    failure.getMessage());
+            assertTrue(failure.getMessage().contains(partition.id().toString()), failure.getMessage());
+            assertTrue(failure.getMessage().contains("shuffle.tmp-dirs"), failure.getMessage());
+            assertEquals(environmentDirectories().size() - 1, dataFiles().size(),
+                    "files left by the failed writer (the other environment's unused link stays): " + dataFiles());
+            assertAllSegmentsFree(shuffle.producerEnvironment(), "the producer after the failed write");
+            assertThrows(ShuffleException.class, writer::finish, "finish after the failure");
+        }
+    }
+
+    @Test
+    void unwritableTmpDir_failsCreateShuffleEnvironment_namingTheDirectory() throws Exception {
+        Path file = Files.writeString(tmp.resolve("not-a-directory"), "x");
+        ShuffleConfig config = config().with(ShuffleOptions.TMP_DIRS, tmp + "," + file);
+
+        IllegalArgumentException failure = assertThrows(IllegalArgumentException.class,
+                () -> BlockingLink.IN_PROCESS.start(config).close());
+        assertTrue(failure.getMessage().contains(file.toString()), failure.getMessage());
+        assertTrue(failure.getMessage().contains("shuffle.tmp-dirs"), failure.getMessage());
+        assertEquals(List.of(), environmentDirectories(), "directories left by the failed environment");
+    }
+
+    /** Emits records round-robin over the writer's subpartitions until {@code bytes}; returns per subpartition. */
+    private static long[] produce(ResultPartitionWriter writer, long bytes) throws IOException {
+        int subpartitions = writer.numberOfSubpartitions();
+        RecordGenerator[] generators = new RecordGenerator[subpartitions];
+        for (int s = 0; s < subpartitions; s++) {
+            generators[s] = new RecordGenerator(s, SEED + s, RecordSizes.parse(RecordSizes.MIXED));
+        }
+        long[] records = new long[subpartitions];
+        long written = 0;
+        for (long i = 0; written < bytes; i++) {
+            int s = (int) (i % subpartitions);
+            written += RecordTraffic.emitNext(writer, s, generators[s]);
+            records[s]++;
+        }
+        return records;
+    }
+
+    private static void readEverySubpartition(ShuffleFixture shuffle, RegisteredPartition partition, long[] records,
+                                              String round) throws Exception {
+        @SuppressWarnings("unchecked")
+        BackgroundTask<RecordVerifier>[] consumers = new BackgroundTask[records.length];
+        for (int s = 0; s < records.length; s++) {
+            int subpartition = s;
+            RecordReader reader = shuffle.setUpReader(round + " consumer " + s, s, partition);
+            consumers[s] = shuffle.fork(round + " consumer " + s, () -> {
+                RecordVerifier verifier = new RecordVerifier(round + " consumer " + subpartition,
+                        new int[] {subpartition});
+                RecordTraffic.readToEnd(reader, verifier);
+                return verifier;
+            });
+        }
+        for (int s = 0; s < records.length; s++) {
+            RecordVerifier verifier = consumers[s].await(Await.EVENTUALLY);
+            verifier.endOfChannel(0, records[s]);
+        }
+    }
+
+    private List<Path> environmentDirectories() throws IOException {
+        try (Stream<Path> dirs = Files.list(tmp)) {
+            return dirs.filter(p -> p.getFileName().toString().startsWith("sluice-shuffle-")).toList();
+        }
+    }
+
+    private List<Path> dataFiles() {
+        try (Stream<Path> files = Files.walk(tmp)) {
+            return files.filter(p -> p.toString().endsWith(".data") || p.toString().endsWith(".index")).toList();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void assertAllSegmentsFree(ShuffleEnvironment environment, String when) {
+        ShuffleMetrics metrics = environment.metrics();
+        assertEquals(metrics.totalSegments(), metrics.availableSegments(), "available segments of " + when);
+    }
+}
