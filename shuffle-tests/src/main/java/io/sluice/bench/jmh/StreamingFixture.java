@@ -65,6 +65,23 @@ final class StreamingFixture {
      */
     StreamingFixture(Link link, ShuffleConfig config, int producers, int subpartitions, Readers readers, int recordBytes)
             throws Exception {
+        this(link, config, producers, subpartitions, readers, recordBytes, RecordShape.FIXED_HEAP);
+    }
+
+    /**
+     * Builds the topology and starts the threads.
+     *
+     * @param link where the records go through
+     * @param config the library configuration
+     * @param producers partitions, one producer thread each
+     * @param subpartitions subpartitions per partition = gates
+     * @param readers how the gates are read
+     * @param recordBytes the size of every record
+     * @param shape how producers make records and whether consumers check them
+     * @throws Exception when the library cannot set it up
+     */
+    StreamingFixture(Link link, ShuffleConfig config, int producers, int subpartitions, Readers readers, int recordBytes,
+            RecordShape shape) throws Exception {
         ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
         environments = Environments.start(factory, link.contexts(config));
         master = factory.createShuffleMaster(config);
@@ -93,13 +110,18 @@ final class StreamingFixture {
             }
         }
         int publishEvery = Math.max(1, PUBLISH_BYTES / Math.max(1, recordBytes));
+        // Each gate has a channel per producer; one reader reads one gate, or all of them as a union.
+        int channelsPerReader = readers == Readers.ONE_THREAD ? producers * subpartitions : producers;
         for (int r = 0; r < this.readers.size(); r++) {
             RecordReader reader = this.readers.get(r);
-            threads.add(daemon("jmh-consumer-" + r, () -> consume(reader, publishEvery)));
+            threads.add(daemon("jmh-consumer-" + r, shape.sequenced
+                    ? () -> consumeChecked(reader, channelsPerReader, publishEvery)
+                    : () -> consume(reader, publishEvery)));
         }
         for (int p = 0; p < producers; p++) {
             ResultPartitionWriter writer = writers.get(p);
-            threads.add(daemon("jmh-producer-" + p, () -> produce(writer, recordBytes)));
+            threads.add(daemon("jmh-producer-" + p, shape.sequenced || shape.buffer != RecordShape.RecordBuffer.HEAP
+                    ? () -> produceShaped(writer, recordBytes, shape) : () -> produce(writer, recordBytes)));
         }
         for (Thread thread : threads) {
             thread.start();
@@ -137,12 +159,78 @@ final class StreamingFixture {
         }
     }
 
+    /**
+     * {@link #produce} in a given shape: a reused heap or direct buffer or a new one per record, and, when sequenced,
+     * the record's sequence number within its subpartition in its first 8 bytes.
+     */
+    private void produceShaped(ResultPartitionWriter writer, int recordBytes, RecordShape shape) {
+        RecordShape.RecordBuffer kind = shape.buffer;
+        ByteBuffer reused = kind.allocate(recordBytes);
+        int subpartitions = writer.numberOfSubpartitions();
+        long[] sequences = new long[subpartitions];
+        int target = 0;
+        long sent = 0;
+        try {
+            while (producing) {
+                ByteBuffer record = kind == RecordShape.RecordBuffer.HEAP_NEW ? ByteBuffer.allocate(recordBytes) : reused;
+                if (shape.sequenced) {
+                    record.putLong(0, sequences[target]++);
+                }
+                writer.emitRecord(record, target);
+                sent++;
+                if (++target == subpartitions) {
+                    target = 0;
+                }
+            }
+            emitted.addAndGet(sent);
+            writer.finish();
+            writer.close();
+        } catch (Throwable t) { // any failure must end the benchmark, not leave it waiting
+            emitted.addAndGet(sent);
+            delivered.fail(t);
+        }
+    }
+
     private void consume(RecordReader reader, int publishEvery) {
         long unpublished = 0;
         try {
             RecordOrEvent next;
             while ((next = reader.next()) != null) {
                 if (!next.isEvent() && ++unpublished == publishEvery) {
+                    delivered.publish(unpublished);
+                    unpublished = 0;
+                }
+            }
+            delivered.publish(unpublished);
+            reader.close();
+        } catch (Throwable t) { // any failure must end the benchmark, not leave it waiting
+            delivered.fail(t);
+        }
+    }
+
+    /**
+     * {@link #consume} that also checks every record's sequence number (see {@link RecordShape}): each channel of the
+     * reader's gate carries one (producer, subpartition) stream, numbered from 0 without gaps. A gap, a repeat or a
+     * reordering fails the benchmark.
+     */
+    private void consumeChecked(RecordReader reader, int channels, int publishEvery) {
+        long unpublished = 0;
+        long[] expected = new long[channels];
+        try {
+            RecordOrEvent next;
+            while ((next = reader.next()) != null) {
+                if (next.isEvent()) {
+                    continue;
+                }
+                int channel = next.channelIndex();
+                ByteBuffer data = next.data();
+                long sequence = data.getLong(data.position());
+                if (sequence != expected[channel]) {
+                    throw new IllegalStateException("channel " + channel + " delivered record " + sequence
+                            + " where record " + expected[channel] + " was due");
+                }
+                expected[channel] = sequence + 1;
+                if (++unpublished == publishEvery) {
                     delivered.publish(unpublished);
                     unpublished = 0;
                 }
