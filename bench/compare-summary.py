@@ -102,6 +102,8 @@ def row_values(rounds, ours, theirs, metric):
 def verdict(ratios, higher, target, noise):
     if not ratios:
         return "no data"
+    if len(ratios) < 2:
+        return "one round: no verdict"
     lo, med, hi = stats(ratios)
     wide = spread(ratios) > noise
     if target is None:

@@ -19,7 +19,7 @@
 #          CPUS (0,1 when the machine has 2 or more): taskset CPU list for every JVM; CPUS= to not pin;
 #          PEER_CHECK (0): 1 also runs ../shared/peer/run.sh every round (its figures as "xcheck.*"), to check
 #          that the in-repo Flink peer agrees with it; PEER_DIR (../shared/peer); PEER_ONLY: its ONLY
-#          ('bulk|records.long.1w|records.b100|latency|raw');
+#          ('bulk|records.long.1w|records.b100|latency|raw'), PEER_BUILD_DIR (target/external-peer-build);
 #          OUT_DIR (target/compare-DATE), JAVA (java).
 # Output:  the table on stdout; every raw log and JMH JSON file under OUT_DIR/round-N/.
 set -euo pipefail
@@ -34,6 +34,7 @@ JAVA="${JAVA:-java}"
 PEER_CHECK="${PEER_CHECK:-0}"
 PEER_DIR="${PEER_DIR:-$ROOT/../shared/peer}"
 PEER_ONLY="${PEER_ONLY:-bulk|records.long.1w|records.b100|latency|raw}"
+PEER_BUILD_DIR="${PEER_BUILD_DIR:-$ROOT/target/external-peer-build}" # its own copy: other runs may use the default
 OUT_DIR="${OUT_DIR:-$ROOT/target/compare-$(date -u +%Y%m%dT%H%M%SZ)}"
 SLUICE_JAR="$ROOT/shuffle-tests/target/sluice-bench.jar"
 PEER_HOME="$ROOT/bench/flink-peer"
@@ -113,7 +114,7 @@ peer_figures() { # round group "args;args;..."
 # The external harness, for the cross-check only: its Flink figures renamed xcheck.*.
 shared_peer() { # round
   local dir="$OUT_DIR/round-$1"
-  ONLY="$PEER_ONLY" WARM="$WARM" MEAS="$MEAS" "${PIN[@]}" "$PEER_DIR/run.sh" 2>&1 \
+  PEER_BUILD_DIR="$PEER_BUILD_DIR" ONLY="$PEER_ONLY" WARM="$WARM" MEAS="$MEAS" "${PIN[@]}" "$PEER_DIR/run.sh" 2>&1 \
     | sed -E 's/^(flink|netty|nio|memcpy)\./xcheck.\1./' >"$dir/xcheck.log" \
     || echo "# round $1: $PEER_DIR/run.sh failed; see $dir/xcheck.log" >&2
 }
