@@ -114,14 +114,12 @@ final class StreamingFixture {
         int channelsPerReader = readers == Readers.ONE_THREAD ? producers * subpartitions : producers;
         for (int r = 0; r < this.readers.size(); r++) {
             RecordReader reader = this.readers.get(r);
-            threads.add(daemon("jmh-consumer-" + r, shape.sequenced
-                    ? () -> consumeChecked(reader, channelsPerReader, publishEvery)
-                    : () -> consume(reader, publishEvery)));
+            long[] expected = shape.sequenced ? new long[channelsPerReader] : null;
+            threads.add(daemon("jmh-consumer-" + r, () -> consume(reader, publishEvery, expected)));
         }
         for (int p = 0; p < producers; p++) {
             ResultPartitionWriter writer = writers.get(p);
-            threads.add(daemon("jmh-producer-" + p, shape.sequenced || shape.buffer != RecordShape.RecordBuffer.HEAP
-                    ? () -> produceShaped(writer, recordBytes, shape) : () -> produce(writer, recordBytes)));
+            threads.add(daemon("jmh-producer-" + p, () -> produce(writer, recordBytes, shape)));
         }
         for (Thread thread : threads) {
             thread.start();
@@ -137,43 +135,23 @@ final class StreamingFixture {
         delivered.awaitMore(records);
     }
 
-    private void produce(ResultPartitionWriter writer, int recordBytes) {
-        ByteBuffer record = ByteBuffer.allocate(recordBytes); // zero bytes: the benchmarks measure the path, not the payload
-        int subpartitions = writer.numberOfSubpartitions();
-        int target = 0;
-        long sent = 0;
-        try {
-            while (producing) {
-                writer.emitRecord(record, target);
-                sent++;
-                if (++target == subpartitions) {
-                    target = 0;
-                }
-            }
-            emitted.addAndGet(sent);
-            writer.finish();
-            writer.close();
-        } catch (Throwable t) { // any failure must end the benchmark, not leave it waiting
-            emitted.addAndGet(sent);
-            delivered.fail(t);
-        }
-    }
-
     /**
-     * {@link #produce} in a given shape: a reused heap or direct buffer or a new one per record, and, when sequenced,
-     * the record's sequence number within its subpartition in its first 8 bytes.
+     * Emits records round-robin until told to stop. The record buffer is reused (heap or direct) or new for every
+     * record, as {@code shape} says; its bytes are zero (the benchmarks measure the path, not the payload) except,
+     * when sequenced, its first 8 bytes: the record's number within its subpartition.
      */
-    private void produceShaped(ResultPartitionWriter writer, int recordBytes, RecordShape shape) {
-        RecordShape.RecordBuffer kind = shape.buffer;
-        ByteBuffer reused = kind.allocate(recordBytes);
+    private void produce(ResultPartitionWriter writer, int recordBytes, RecordShape shape) {
+        boolean newEveryRecord = shape.buffer == RecordShape.RecordBuffer.HEAP_NEW;
+        boolean sequenced = shape.sequenced;
+        ByteBuffer reused = shape.buffer.allocate(recordBytes);
         int subpartitions = writer.numberOfSubpartitions();
         long[] sequences = new long[subpartitions];
         int target = 0;
         long sent = 0;
         try {
             while (producing) {
-                ByteBuffer record = kind == RecordShape.RecordBuffer.HEAP_NEW ? ByteBuffer.allocate(recordBytes) : reused;
-                if (shape.sequenced) {
+                ByteBuffer record = newEveryRecord ? ByteBuffer.allocate(recordBytes) : reused;
+                if (sequenced) {
                     record.putLong(0, sequences[target]++);
                 }
                 writer.emitRecord(record, target);
@@ -191,12 +169,23 @@ final class StreamingFixture {
         }
     }
 
-    private void consume(RecordReader reader, int publishEvery) {
+    /**
+     * Reads and counts records until the gate ends. With {@code expected} (one slot per channel of the reader's
+     * gate) it also checks every record's number (see {@link RecordShape}): each channel carries one (producer,
+     * subpartition) stream, numbered from 0 without gaps; a gap, a repeat or a reordering fails the benchmark.
+     */
+    private void consume(RecordReader reader, int publishEvery, long[] expected) {
         long unpublished = 0;
         try {
             RecordOrEvent next;
             while ((next = reader.next()) != null) {
-                if (!next.isEvent() && ++unpublished == publishEvery) {
+                if (next.isEvent()) {
+                    continue;
+                }
+                if (expected != null) {
+                    check(next, expected);
+                }
+                if (++unpublished == publishEvery) {
                     delivered.publish(unpublished);
                     unpublished = 0;
                 }
@@ -208,38 +197,15 @@ final class StreamingFixture {
         }
     }
 
-    /**
-     * {@link #consume} that also checks every record's sequence number (see {@link RecordShape}): each channel of the
-     * reader's gate carries one (producer, subpartition) stream, numbered from 0 without gaps. A gap, a repeat or a
-     * reordering fails the benchmark.
-     */
-    private void consumeChecked(RecordReader reader, int channels, int publishEvery) {
-        long unpublished = 0;
-        long[] expected = new long[channels];
-        try {
-            RecordOrEvent next;
-            while ((next = reader.next()) != null) {
-                if (next.isEvent()) {
-                    continue;
-                }
-                int channel = next.channelIndex();
-                ByteBuffer data = next.data();
-                long sequence = data.getLong(data.position());
-                if (sequence != expected[channel]) {
-                    throw new IllegalStateException("channel " + channel + " delivered record " + sequence
-                            + " where record " + expected[channel] + " was due");
-                }
-                expected[channel] = sequence + 1;
-                if (++unpublished == publishEvery) {
-                    delivered.publish(unpublished);
-                    unpublished = 0;
-                }
-            }
-            delivered.publish(unpublished);
-            reader.close();
-        } catch (Throwable t) { // any failure must end the benchmark, not leave it waiting
-            delivered.fail(t);
+    private static void check(RecordOrEvent record, long[] expected) {
+        int channel = record.channelIndex();
+        ByteBuffer data = record.data();
+        long sequence = data.getLong(data.position());
+        if (sequence != expected[channel]) {
+            throw new IllegalStateException("channel " + channel + " delivered record " + sequence
+                    + " where record " + expected[channel] + " was due");
         }
+        expected[channel] = sequence + 1;
     }
 
     /**
