@@ -33,11 +33,20 @@ public final class FlinkPeer {
     private FlinkPeer() {
     }
 
+    /** A wrong command line (exit status 2), as opposed to a failure while measuring. */
+    private static final class UsageException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
     public static void main(String[] args) {
         int status;
         try {
             status = run(args);
-        } catch (IllegalArgumentException e) {
+        } catch (UsageException e) {
             System.err.println("FlinkPeer: " + e.getMessage());
             System.err.println(USAGE);
             status = 2;
@@ -58,9 +67,9 @@ public final class FlinkPeer {
         List<String> rest = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--warmup" -> warmup = Double.parseDouble(value(args, ++i, "--warmup"));
-                case "--measure" -> measure = Double.parseDouble(value(args, ++i, "--measure"));
-                case "--network-memory" -> networkMemory = MemorySize.parse(value(args, ++i, "--network-memory"));
+                case "--warmup" -> warmup = seconds(value(args, ++i, "--warmup"));
+                case "--measure" -> measure = seconds(value(args, ++i, "--measure"));
+                case "--network-memory" -> networkMemory = memory(value(args, ++i, "--network-memory"));
                 case "-h", "--help", "help" -> {
                     System.out.println(USAGE);
                     return 0;
@@ -69,12 +78,19 @@ public final class FlinkPeer {
             }
         }
         if (rest.isEmpty()) {
-            throw new IllegalArgumentException("no figure named");
+            throw new UsageException("no figure named");
+        }
+        if (!(warmup >= 0) || !(measure > 0)) {
+            throw new UsageException("--warmup must be >= 0 and --measure > 0 seconds, got " + warmup + " and "
+                    + measure);
         }
         Timing timing = new Timing(warmup, measure);
         String figure = rest.get(0);
         if (figure.equals("netty")) {
             expect(rest, 2);
+            if (!rest.get(1).equals("nio") && !rest.get(1).equals("epoll")) {
+                throw new UsageException("netty needs nio or epoll, not '" + rest.get(1) + "'");
+            }
             NettyDiscardFigure.run(rest.get(1), timing);
             return 0;
         }
@@ -83,10 +99,15 @@ public final class FlinkPeer {
             case "bulk" -> expect(rest, 2);
             case "records", "emit" -> {
                 expect(rest, 5);
-                RecordKind.named(rest.get(1));
+                if (!rest.get(1).equals("long") && !rest.get(1).equals("b100")) {
+                    throw new UsageException(figure + " needs long or b100, not '" + rest.get(1) + "'");
+                }
+                for (int i = 2; i < 5; i++) {
+                    positive(rest.get(i));
+                }
             }
             case "latency" -> expect(rest, 1);
-            default -> throw new IllegalArgumentException("unknown figure '" + figure + "'");
+            default -> throw new UsageException("unknown figure '" + figure + "'");
         }
         try (TaskManagerPair flink = new TaskManagerPair(new Configuration(), networkMemory)) {
             switch (figure) {
@@ -103,14 +124,14 @@ public final class FlinkPeer {
 
     private static String value(String[] args, int i, String option) {
         if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
+            throw new UsageException(option + " needs a value");
         }
         return args[i];
     }
 
     private static void expect(List<String> words, int count) {
         if (words.size() != count) {
-            throw new IllegalArgumentException("'" + String.join(" ", words) + "' needs " + (count - 1)
+            throw new UsageException("'" + String.join(" ", words) + "' needs " + (count - 1)
                     + " argument(s)");
         }
     }
@@ -120,11 +141,27 @@ public final class FlinkPeer {
         try {
             value = Integer.parseInt(word);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + word + "' is not a whole number");
+            throw new UsageException("'" + word + "' is not a whole number");
         }
         if (value <= 0) {
-            throw new IllegalArgumentException("'" + word + "' must be at least 1");
+            throw new UsageException("'" + word + "' must be at least 1");
         }
         return value;
+    }
+
+    private static double seconds(String word) {
+        try {
+            return Double.parseDouble(word);
+        } catch (NumberFormatException e) {
+            throw new UsageException("'" + word + "' is not a number of seconds");
+        }
+    }
+
+    private static MemorySize memory(String word) {
+        try {
+            return MemorySize.parse(word);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("'" + word + "' is not a memory size (e.g. 64m): " + e.getMessage());
+        }
     }
 }

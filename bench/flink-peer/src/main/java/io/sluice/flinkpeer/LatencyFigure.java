@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer.DeserializationResult;
 import org.apache.flink.runtime.io.network.api.serialization.SpillingAdaptiveSpanningRecordDeserializer;
@@ -34,7 +35,8 @@ final class LatencyFigure {
         SingleInputGate gate = flink.openGates(List.of(partition), 1).get(0);
         Semaphore arrived = new Semaphore(0);
         long[] samples = new long[MAX_SAMPLES];
-        int[] sampleCount = new int[1]; // written by the consumer only; read after it has been quiet
+        // Written by the consumer only (lazySet publishes the samples before it); read once the window is over.
+        AtomicInteger sampleCount = new AtomicInteger();
         long windowStart = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Window.millis(timing.warmupSeconds));
         long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(Window.millis(timing.measureSeconds));
         Workers workers = new Workers();
@@ -42,6 +44,7 @@ final class LatencyFigure {
             RecordDeserializer<LongValue> deserializer =
                     new SpillingAdaptiveSpanningRecordDeserializer<>(new String[] {System.getProperty("java.io.tmpdir")});
             LongValue record = new LongValue();
+            int count = 0;
             Optional<BufferOrEvent> next;
             while ((next = gate.getNext()).isPresent()) {
                 if (!next.get().isBuffer()) {
@@ -54,8 +57,9 @@ final class LatencyFigure {
                     if (result.isFullRecord()) {
                         long now = System.nanoTime();
                         long sentAt = record.getValue();
-                        if (sentAt >= windowStart && now <= windowEnd && sampleCount[0] < MAX_SAMPLES) {
-                            samples[sampleCount[0]++] = now - sentAt;
+                        if (sentAt >= windowStart && now <= windowEnd && count < MAX_SAMPLES) {
+                            samples[count++] = now - sentAt;
+                            sampleCount.lazySet(count);
                         }
                         arrived.release();
                     }
@@ -77,14 +81,13 @@ final class LatencyFigure {
             writer.close();
             partition.finish();
         });
-        long cpu0 = 0;
         Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(windowStart - System.nanoTime())));
-        cpu0 = Window.cpuNanos();
+        long cpu0 = Window.cpuNanos();
         Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(windowEnd - System.nanoTime())));
         long cpu1 = Window.cpuNanos();
         Thread.sleep(200); // past the window: the consumer records nothing more
         workers.checkHealthy();
-        long[] sorted = Arrays.copyOf(samples, sampleCount[0]);
+        long[] sorted = Arrays.copyOf(samples, sampleCount.get());
         Arrays.sort(sorted);
         FigureLine.named("flink.latency.1rec")
                 .with("one_way_us_p50", percentile(sorted, 0.50) / 1e3, 1)
