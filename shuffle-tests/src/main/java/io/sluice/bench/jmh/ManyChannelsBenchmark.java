@@ -28,7 +28,6 @@ public class ManyChannelsBenchmark extends StreamingBenchmark {
     /** A long, as in Flink's networkThroughput benchmark. */
     private static final int RECORD_BYTES = 8;
 
-
     /** PRODUCERSxSUBPARTITIONS: 1x100, 10x10 or 1x1000. */
     @Param({"1x100", "10x10", "1x1000"})
     public String shape;
