@@ -1,189 +1,164 @@
 #!/usr/bin/env bash
-# Sluice next to Apache Flink on this machine, in one run.
+# Sluice next to Apache Flink 2.3.0 (and raw Netty) on this machine, in one run.
 #
-# Runs Sluice's JMH scenarios (shuffle-tests/target/sluice-bench.jar jmh) and the Flink peer harness
-# (../shared/peer/run.sh, which measures Flink's own network stack and raw Netty/NIO loopback) one
-# after the other, ROUNDS times, swapping which goes first each round so drift hits both alike.
-# Then prints, per figure, the median over the rounds and the ratio Sluice/Flink.
+# Both sides come from this repository: Sluice's JMH suite (shuffle-tests/target/sluice-bench.jar jmh) and
+# bench/flink-peer (Flink's network stack driven through its production path, plus raw Netty loopback).
+# The run goes figure group by figure group: each group measures Sluice's scenario and the Flink (and raw
+# Netty) figures right after each other, swapping which side goes first every round, so a swing of the
+# machine's load hits both sides of a ratio alike. After ROUNDS rounds, the groups whose Sluice/Flink ratio
+# still spreads more than NOISE get more rounds, up to MAX_ROUNDS. The summary gives per figure the
+# min/median/max of each side, of the per-round ratio and its spread, and a verdict against the issue-13
+# target, or "too noisy to conclude". Each JVM is pinned to the same cores (CPUS) when taskset allows.
 #
-# Usage:   bench/compare-with-flink.sh            (builds the jar first if it is missing)
-# Env:     ROUNDS (3), WARM (3) and MEAS (10): warm-up and measured seconds per figure, for both sides;
-#          LINKS (tcp): Sluice links to measure, e.g. "tcp,local,inprocess" (only tcp is compared);
-#          ONLY: passed to run.sh (figure groups of the peer: bulk, records, official, latency, raw);
-#          PEER_DIR (../shared/peer), OUT_DIR (target/compare-DATE), JAVA (java);
-#          SSL: TLS modes to compare, e.g. "off jdk openssl": then only bulk and 100-byte records are measured,
-#          each mode on both sides in every round (Sluice: JMH -p ssl=MODE; Flink: run.sh SSL=MODE), and the table
-#          shows every figure per mode plus the TLS cost (TLS / off) per side. Unset: the plain comparison.
-# Output:  the table on stdout; every raw log and JMH JSON file under OUT_DIR.
+# Usage:   bench/compare-with-flink.sh              (builds the Sluice jar and bench/flink-peer if missing)
+#          nice -n 10 bench/compare-with-flink.sh   on a shared machine
+# Env:     ROUNDS (3) and MAX_ROUNDS (6): rounds for every group, and the most for a noisy group;
+#          NOISE (0.15): the widest ratio spread, (max-min)/median, that counts as conclusive;
+#          WARM (3) and MEAS (10): warm-up and measured seconds per figure, both sides (JMH: 1 s iterations);
+#          ONLY (all): figure groups to run, a regex over: bulk1 bulk4 long engine b100 many latency;
+#          CPUS (0,1 when the machine has 2 or more): taskset CPU list for every JVM; CPUS= to not pin;
+#          PEER_CHECK (0): 1 also runs ../shared/peer/run.sh every round (its figures as "xcheck.*"), to check
+#          that the in-repo Flink peer agrees with it; PEER_DIR (../shared/peer); PEER_ONLY: its ONLY
+#          ('bulk|records.long.1w|records.b100|latency|raw'), PEER_BUILD_DIR (target/external-peer-build);
+#          OUT_DIR (target/compare-DATE), JAVA (java).
+# Output:  the table on stdout; every raw log and JMH JSON file under OUT_DIR/round-N/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PEER_DIR="${PEER_DIR:-$ROOT/../shared/peer}"
 ROUNDS="${ROUNDS:-3}"
+MAX_ROUNDS="${MAX_ROUNDS:-6}"
+NOISE="${NOISE:-0.15}"
 WARM="${WARM:-3}"
 MEAS="${MEAS:-10}"
-LINKS="${LINKS:-tcp}"
-SSL_MODES="${SSL:-}"
+ONLY="${ONLY:-.}"
 JAVA="${JAVA:-java}"
+PEER_CHECK="${PEER_CHECK:-0}"
+PEER_DIR="${PEER_DIR:-$ROOT/../shared/peer}"
+PEER_ONLY="${PEER_ONLY:-bulk|records.long.1w|records.b100|latency|raw}"
+PEER_BUILD_DIR="${PEER_BUILD_DIR:-$ROOT/target/external-peer-build}" # its own copy: other runs may use the default
 OUT_DIR="${OUT_DIR:-$ROOT/target/compare-$(date -u +%Y%m%dT%H%M%SZ)}"
-JAR="$ROOT/shuffle-tests/target/sluice-bench.jar"
-# The same JVM flags as the peer harness uses for every Flink figure.
+SLUICE_JAR="$ROOT/shuffle-tests/target/sluice-bench.jar"
+PEER_HOME="$ROOT/bench/flink-peer"
+PEER_CP="$PEER_HOME/target/flink-peer.jar:$PEER_HOME/target/lib/*"
+# The same JVM flags for every JVM of both sides (those of the external peer harness).
 JVM_FLAGS="-Xms2g -Xmx2g -XX:MaxDirectMemorySize=2g -XX:+UseG1GC \
 --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
 --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED"
+# Per-side extras, one place each (e.g. a TLS mode threads through here): JMH -p parameters for Sluice,
+# JVM options for the Flink peer, and a suffix every figure name of both sides gets.
+SLUICE_PARAMS=(-p link=tcp)
+PEER_FLAGS=""
+FIGURE_SUFFIX=""
 
-[[ -x "$PEER_DIR/run.sh" ]] || { echo "no Flink peer harness at $PEER_DIR/run.sh (set PEER_DIR)" >&2; exit 2; }
-if [[ ! -f "$JAR" ]]; then
-  echo "# building $JAR" >&2
-  (cd "$ROOT" && mvn -B -q install -DskipTests)
+# Pinning: every JVM (and JMH's forked JVM, which inherits it) on the same cores.
+if [[ -z "${CPUS+set}" ]]; then
+  CPUS=""
+  if command -v taskset >/dev/null && (( $(nproc) >= 2 )); then CPUS="0,1"; fi
+fi
+PIN=()
+if [[ -n "$CPUS" ]]; then
+  if taskset -c "$CPUS" true 2>/dev/null; then PIN=(taskset -c "$CPUS"); else
+    echo "# taskset -c $CPUS is not allowed here; JVMs are not pinned" >&2; CPUS=""; fi
+fi
+
+# --- build what is missing (never "mvn install": the local repository is shared) -----------------------
+if [[ ! -f "$SLUICE_JAR" ]]; then
+  echo "# building $SLUICE_JAR" >&2
+  (cd "$ROOT" && mvn -B -q -pl shuffle-tests -am package -DskipTests)
+fi
+if [[ ! -f "$PEER_HOME/target/flink-peer.jar" ]]; then
+  echo "# building bench/flink-peer (downloads Flink 2.3.0 once)" >&2
+  (cd "$PEER_HOME" && { mvn -B -q -o package 2>/dev/null || mvn -B -q package; })
+fi
+if [[ "$PEER_CHECK" == 1 && ! -x "$PEER_DIR/run.sh" ]]; then
+  echo "PEER_CHECK=1 but there is no $PEER_DIR/run.sh (set PEER_DIR)" >&2; exit 2
 fi
 mkdir -p "$OUT_DIR"
 
-# One Sluice round: every JMH scenario on the chosen links, one fork each, then the JMH JSON
-# turned into lines shaped like the peer's ("sluice.bulk.1ch GBps=... buffers_per_s=...").
-sluice_round() {
-  local round=$1 mode=${2:-} tag=$1${2:+-$2}
-  local json="$OUT_DIR/sluice-$tag.json" select='io.sluice.bench.jmh.*' extra=()
-  if [[ -n "$mode" ]]; then
-    # TLS comparison: bulk and 100-byte records only, over TCP, with this TLS mode.
-    select='io.sluice.bench.jmh.(Bulk|Record)ThroughputBenchmark'
-    extra=(-p ssl="$mode" -p recordBytes=100)
-  fi
+# --- figure groups: a Sluice JMH selection, and the peer figures it is compared with ---------------------
+# group id | JMH benchmark and parameters | peer figures (";"-separated FlinkPeer arguments)
+FIGURES=(
+  "bulk1|BulkThroughputBenchmark -p channels=1|bulk 1;netty nio;netty epoll"
+  "bulk4|BulkThroughputBenchmark -p channels=4|bulk 4"
+  "long|RecordThroughputBenchmark -p recordBytes=8|records long 1 1 100"
+  "engine|RecordThroughputBenchmark -p recordBytes=8 -p recordBuffer=heap -p payload=sequenced -p reader=union|emit long 1 1 100"
+  "b100|RecordThroughputBenchmark -p recordBytes=100|records b100 1 1 100"
+  "many|ManyChannelsBenchmark -p shape=1x100,10x10,1x1000|records long 4 100 100"
+  "latency|RoundTripLatencyBenchmark|latency"
+)
+
+# One Sluice figure group: one JMH run (one fork), its JSON turned into figure lines.
+sluice_figure() { # round group jmh-selection...
+  local round=$1 group=$2; shift 2
+  local dir="$OUT_DIR/round-$round" json="$OUT_DIR/round-$round/sluice-$group.json"
   # shellcheck disable=SC2086
-  "$JAVA" -Djmh.ignoreLock=true -jar "$JAR" jmh -f 1 -wi "$WARM" -w 1s -i "$MEAS" -r 1s -jvmArgs "$JVM_FLAGS" -p link="$LINKS" \
-      "${extra[@]}" -rf json -rff "$json" "$select" >"$OUT_DIR/sluice-$tag.jmh.txt" 2>&1 \
-    || { echo "# Sluice round $tag failed; see $OUT_DIR/sluice-$tag.jmh.txt" >&2; tail -20 "$OUT_DIR/sluice-$tag.jmh.txt" >&2; }
-  [[ -f "$json" ]] || return 0
-  python3 - "$json" >"$OUT_DIR/sluice-$tag.log" <<'PY'
-import json, sys
-FULL_BUFFER = 32768  # bytes on the wire per bulk operation: one 32 KiB buffer, as the peer counts
-for r in json.load(open(sys.argv[1])):
-    bench = r["benchmark"].rsplit(".", 2)[-2]
-    p = r.get("params", {})
-    link = p.get("link", "tcp")
-    suffix = "" if link == "tcp" else "." + link
-    if p.get("ssl", "off") != "off":
-        suffix += ".tls-" + p["ssl"]  # the peer's naming: flink.bulk.1ch.tls-jdk
-    m = r["primaryMetric"]
-    score = m["score"]
-    if bench == "BulkThroughputBenchmark":
-        print(f"sluice.bulk.{p['channels']}ch{suffix} GBps={score * FULL_BUFFER / 1e9:.3f} buffers_per_s={score:.0f}")
-    elif bench == "RecordThroughputBenchmark":
-        name = "long" if p["recordBytes"] == "8" else "b" + p["recordBytes"]
-        mbps = score * int(p["recordBytes"]) / 1e6
-        print(f"sluice.records.{name}.1w.1ch.100ms{suffix} records_per_s={score:.0f} MBps={mbps:.1f}")
-    elif bench == "ManyChannelsBenchmark":
-        print(f"sluice.records.long.{p['shape']}.100ms{suffix} records_per_s={score:.0f}")
-    elif bench == "RoundTripLatencyBenchmark":
-        q = m["scorePercentiles"]  # microseconds per round trip; one way is half of it
-        print(f"sluice.latency.1rec{suffix} one_way_us_p50={q['50.0'] / 2:.1f} p99={q['99.0'] / 2:.1f} "
-              f"p999={q['99.9'] / 2:.1f} rtt_us_p50={q['50.0']:.1f}")
-PY
+  "${PIN[@]}" "$JAVA" -jar "$SLUICE_JAR" jmh -f 1 -wi "$WARM" -w 1s -i "$MEAS" -r 1s -jvmArgs "$JVM_FLAGS" \
+      "${SLUICE_PARAMS[@]}" -rf json -rff "$json" "$@" >"$dir/sluice-$group.jmh.txt" 2>&1 \
+    || { echo "# round $round: Sluice $group failed; see $dir/sluice-$group.jmh.txt" >&2; return 0; }
+  python3 "$ROOT/bench/jmh-to-lines.py" "$json" | suffix_names >"$dir/sluice-$group.log"
 }
 
-flink_round() {
-  local round=$1 mode=${2:-} tag=$1${2:+-$2}
-  if [[ -n "$mode" ]]; then
-    SSL="$mode" ONLY='bulk|b100' WARM="$WARM" MEAS="$MEAS" "$PEER_DIR/run.sh" >"$OUT_DIR/flink-$tag.log" 2>&1 \
-      || echo "# Flink round $tag failed; see $OUT_DIR/flink-$tag.log" >&2
+# The peer figures of one group, each in its own JVM.
+peer_figures() { # round group "args;args;..."
+  local round=$1 group=$2 figure
+  local dir="$OUT_DIR/round-$round"
+  IFS=';' read -r -a figures <<<"$3"
+  : >"$dir/flink-$group.log"
+  for figure in "${figures[@]}"; do
+    # shellcheck disable=SC2086
+    timeout 300 "${PIN[@]}" "$JAVA" $JVM_FLAGS $PEER_FLAGS -cp "$PEER_CP" io.sluice.flinkpeer.FlinkPeer \
+        --warmup "$WARM" --measure "$MEAS" $figure 2>>"$dir/flink-$group.err" | suffix_names >>"$dir/flink-$group.log" \
+      || echo "# round $round: peer figure '$figure' failed; see $dir/flink-$group.err" >&2
+  done
+}
+
+# The external harness, for the cross-check only: its Flink figures renamed xcheck.*.
+shared_peer() { # round
+  local dir="$OUT_DIR/round-$1"
+  PEER_BUILD_DIR="$PEER_BUILD_DIR" ONLY="$PEER_ONLY" WARM="$WARM" MEAS="$MEAS" "${PIN[@]}" "$PEER_DIR/run.sh" 2>&1 \
+    | sed -E 's/^(flink|netty|nio|memcpy)\./xcheck.\1./' >"$dir/xcheck.log" \
+    || echo "# round $1: $PEER_DIR/run.sh failed; see $dir/xcheck.log" >&2
+}
+
+suffix_names() {
+  if [[ -z "$FIGURE_SUFFIX" ]]; then cat; else sed -E "s/^([a-z][^ ]*)/\\1$FIGURE_SUFFIX/"; fi
+}
+
+run_group() { # round entry
+  local round=$1 group jmh peer
+  IFS='|' read -r group jmh peer <<<"$2"
+  mkdir -p "$OUT_DIR/round-$round"
+  # shellcheck disable=SC2086
+  if (( round % 2 == 1 )); then
+    sluice_figure "$round" "$group" $jmh; peer_figures "$round" "$group" "$peer"
   else
-    WARM="$WARM" MEAS="$MEAS" "$PEER_DIR/run.sh" >"$OUT_DIR/flink-$tag.log" 2>&1 \
-      || echo "# Flink round $tag failed; see $OUT_DIR/flink-$tag.log" >&2
+    peer_figures "$round" "$group" "$peer"; sluice_figure "$round" "$group" $jmh
   fi
 }
 
-# shellcheck disable=SC2206
-modes=($SSL_MODES)
-(( ${#modes[@]} > 0 )) || modes=("")
-for round in $(seq 1 "$ROUNDS"); do
-  for mode in "${modes[@]}"; do
-    if (( round % 2 == 1 )); then
-      echo "# round $round/$ROUNDS ${mode:+(ssl=$mode) }: Sluice, then Flink" >&2
-      sluice_round "$round" "$mode"; flink_round "$round" "$mode"
-    else
-      echo "# round $round/$ROUNDS ${mode:+(ssl=$mode) }: Flink, then Sluice" >&2
-      flink_round "$round" "$mode"; sluice_round "$round" "$mode"
-    fi
-  done
+selected=()
+for entry in "${FIGURES[@]}"; do
+  [[ "${entry%%|*}" =~ $ONLY ]] && selected+=("$entry")
+done
+(( ${#selected[@]} > 0 )) || { echo "ONLY='$ONLY' selects no figure group" >&2; exit 2; }
+
+round=0
+todo=("${selected[@]}")
+while (( ${#todo[@]} > 0 )); do
+  round=$((round + 1))
+  echo "# round $round: $(for e in "${todo[@]}"; do printf '%s ' "${e%%|*}"; done)($(date -u +%TZ), load $(cut -d' ' -f1 /proc/loadavg))" >&2
+  for entry in "${todo[@]}"; do run_group "$round" "$entry"; done
+  if [[ "$PEER_CHECK" == 1 ]]; then shared_peer "$round"; fi
+  (( round < MAX_ROUNDS )) || break
+  if (( round >= ROUNDS )); then
+    noisy=" $(python3 "$ROOT/bench/compare-summary.py" "$OUT_DIR" "$NOISE" --noisy) "
+    todo=()
+    for entry in "${selected[@]}"; do
+      [[ "$noisy" == *" ${entry%%|*} "* ]] && todo+=("$entry")
+    done
+  fi
 done
 
-echo "# $(date -u +%FT%TZ); $(nproc) cpus, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)"
-echo "# $("$JAVA" -version 2>&1 | head -1); $ROUNDS rounds, ${WARM}s warm-up + ${MEAS}s measured per figure; logs in $OUT_DIR"
-python3 - "$OUT_DIR" "$SSL_MODES" <<'PY'
-import glob, os, re, statistics, sys
-out = sys.argv[1]
-ssl_modes = sys.argv[2].split()
-values = {}
-for path in sorted(glob.glob(os.path.join(out, "*-*.log"))):
-    for line in open(path):
-        parts = line.split()
-        if not parts or line.startswith("#") or "." not in parts[0]:
-            continue
-        for kv in parts[1:]:
-            m = re.fullmatch(r"([A-Za-z0-9_]+)=([-0-9.eE]+)", kv)
-            if m:
-                values.setdefault((parts[0], m.group(1)), []).append(float(m.group(2)))
-
-def median(figure, metric):
-    xs = values.get((figure, metric))
-    return (statistics.median(xs), len(xs)) if xs else (None, 0)
-
-# (what, Sluice figure, Flink-side figure, metric, scale, unit, higher is better, target ratio)
-ROWS = [
-    ("bulk, 1 channel", "sluice.bulk.1ch", "flink.bulk.1ch", "GBps", 1, "GB/s", True, 1.25),
-    ("bulk, 4 channels", "sluice.bulk.4ch", "flink.bulk.4ch", "GBps", 1, "GB/s", True, 1.25),
-    ("8-byte records, 1 channel", "sluice.records.long.1w.1ch.100ms", "flink.records.long.1w.1ch.100ms", "records_per_s", 1e-6, "M rec/s", True, None),
-    ("100-byte records, 1 channel", "sluice.records.b100.1w.1ch.100ms", "flink.records.b100.1w.1ch.100ms", "records_per_s", 1e-6, "M rec/s", True, 1.25),
-    ("8-byte, 100 ch (1x100 vs Flink 4w x 100)", "sluice.records.long.1x100.100ms", "flink.records.long.4w.100ch.100ms", "records_per_s", 1e-6, "M rec/s", True, None),
-    ("8-byte, 100 ch (10x10 vs Flink 4w x 100)", "sluice.records.long.10x10.100ms", "flink.records.long.4w.100ch.100ms", "records_per_s", 1e-6, "M rec/s", True, None),
-    ("latency one-way p50, flush 0", "sluice.latency.1rec", "flink.latency.1rec", "one_way_us_p50", 1, "us", False, 1.0),
-    ("latency one-way p99, flush 0", "sluice.latency.1rec", "flink.latency.1rec", "p99", 1, "us", False, None),
-    ("bulk 1 ch vs raw Netty NIO 32k", "sluice.bulk.1ch", "netty.nio.discard.32k", "GBps", 1, "GB/s", True, 0.70),
-    ("bulk 1 ch vs raw Netty epoll 32k", "sluice.bulk.1ch", "netty.epoll.discard.32k", "GBps", 1, "GB/s", True, 0.70),
-]
-if ssl_modes:
-    # TLS comparison: the two scenarios per mode; the cost of TLS is the ratio to mode "off" on the same side.
-    def name(figure, mode):
-        return figure if mode == "off" else f"{figure}.tls-{mode}"
-    TLS_ROWS = [
-        ("bulk, 1 channel", "sluice.bulk.1ch", "flink.bulk.1ch", "GBps", 1, "GB/s"),
-        ("bulk, 4 channels", "sluice.bulk.4ch", "flink.bulk.4ch", "GBps", 1, "GB/s"),
-        ("100-byte records, 1 channel", "sluice.records.b100.1w.1ch.100ms", "flink.records.b100.1w.1ch.100ms",
-         "records_per_s", 1e-6, "M rec/s"),
-    ]
-    print(f"{'figure':<30} {'ssl':<8} {'unit':<8} {'Sluice':>9} {'Flink':>9} {'S/F':>6} {'S tls/off':>10} {'F tls/off':>10}")
-    for what, ours, theirs, metric, scale, unit in TLS_ROWS:
-        a_off, _ = median(name(ours, "off"), metric)
-        b_off, _ = median(name(theirs, "off"), metric)
-        for mode in ssl_modes:
-            a, _ = median(name(ours, mode), metric)
-            b, _ = median(name(theirs, mode), metric)
-            fmt = lambda v, w: f"{v * scale:{w}.2f}" if v is not None else f"{'-':>{w}}"
-            ratio = lambda x, y: f"{x / y:.2f}" if x is not None and y else "-"
-            print(f"{what:<30} {mode:<8} {unit:<8} {fmt(a, 9)} {fmt(b, 9)} {ratio(a, b):>6} "
-                  f"{ratio(a, a_off) if mode != 'off' else '':>10} {ratio(b, b_off) if mode != 'off' else '':>10}")
-    tls = sorted({line.split()[0] + " " + kv for path in glob.glob(os.path.join(out, "flink-*.log"))
-                  for line in open(path) for kv in line.split() if kv.startswith("tls=")})
-    for t in tls:
-        print(f"# Flink negotiated: {t}")
-    print("# S/F = Sluice / Flink in the same mode; tls/off = that side's TLS figure over its plain one. Medians over the rounds.")
-    sys.exit(0)
-print(f"{'figure':<42} {'unit':<8} {'Sluice':>9} {'Flink/raw':>10} {'ratio':>7}  target")
-for what, ours, theirs, metric, scale, unit, higher, target in ROWS:
-    a, na = median(ours, metric)
-    b, nb = median(theirs, metric)
-    fa = f"{a * scale:9.2f}" if a is not None else f"{'-':>9}"
-    fb = f"{b * scale:10.2f}" if b is not None else f"{'-':>10}"
-    ratio = a / b if a is not None and b else None
-    verdict = ""
-    if ratio is not None and target is not None:
-        ok = ratio >= target if higher else ratio <= target
-        verdict = f"{'>=' if higher else '<='} {target:.2f} {'met' if ok else 'MISSED'}"
-    fr = f"{ratio:7.2f}" if ratio is not None else f"{'-':>7}"
-    runs = "" if na == nb else f"  (runs: {na} vs {nb})"
-    print(f"{what:<42} {unit:<8} {fa} {fb} {fr}  {verdict}{runs}")
-print("# ratio = Sluice / Flink (or / raw Netty); for latency lower is better. Medians over the rounds; compare only within one run.")
-others = sorted({f for f, _ in values if f.startswith("sluice.") and (f.endswith(".local") or f.endswith(".inprocess"))})
-for figure in others:
-    metrics = " ".join(f"{k}={statistics.median(v):.3f}" for (f, k), v in sorted(values.items()) if f == figure)
-    print(f"# {figure} {metrics}")
-PY
+echo "# $(date -u +%FT%TZ); $(nproc) cpus, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $("$JAVA" -version 2>&1 | head -1); $round rounds (at least $ROUNDS; noisy groups up to $MAX_ROUNDS), ${WARM}s warm-up + ${MEAS}s measured per figure; pinned to CPUs ${CPUS:-none}; logs in $OUT_DIR"
+echo "# Sluice: JMH, link tcp (transport auto). Flink 2.3.0: bench/flink-peer, defaults (32 KiB segments, 2 exclusive + 8 floating, 1 Netty thread per side). Same JVM flags: $JVM_FLAGS"
+python3 "$ROOT/bench/compare-summary.py" "$OUT_DIR" "$NOISE"

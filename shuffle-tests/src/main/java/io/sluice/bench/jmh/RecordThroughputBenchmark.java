@@ -11,6 +11,13 @@ import org.openjdk.jmh.annotations.Setup;
  * Small-record throughput: one producer, one subpartition, one consumer, records of 8 or 100
  * bytes, the default 100 ms flush interval. Score: records per second. Same shape as the Flink
  * peer's {@code flink.records.long.1w.1ch.100ms} (8 bytes) and {@code flink.records.b100.1w.1ch.100ms}.
+ *
+ * <p>The record shape (see {@link RecordShape} and docs/benchmarks.md, "Record shape") is a parameter because the
+ * cost per record depends on it: {@code recordBuffer} (heap, direct, heap-new), {@code payload} (fixed: zero
+ * bytes, only counted; sequenced: a sequence number written into every record and checked on arrival) and
+ * {@code reader} (gate: the RecordReader reads the gate itself; union: through a UnionInputGate, as an engine's
+ * multi-input task does). The defaults are the suite's historical shape; the comparison script also runs
+ * {@code recordBuffer=heap payload=sequenced reader=union}, the shape of the external harness of issue 13.
  */
 public class RecordThroughputBenchmark extends StreamingBenchmark {
 
@@ -21,12 +28,34 @@ public class RecordThroughputBenchmark extends StreamingBenchmark {
     @Param({"8", "100"})
     public int recordBytes;
 
+    /** heap, direct or heap-new: where the producer's record bytes live. */
+    @Param({"heap"})
+    public String recordBuffer;
+
+    /** fixed (zero bytes, counted) or sequenced (numbered by the producer, checked by the consumer). */
+    @Param({"fixed"})
+    public String payload;
+
+    /** gate (the RecordReader reads the gate) or union (through a UnionInputGate of that one gate). */
+    @Param({"gate"})
+    public String reader;
 
     /** Starts the stream. */
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        fixture = new StreamingFixture(Link.named(link), withTls(ShuffleConfig.empty()), 1, 1,
-                StreamingFixture.Readers.THREAD_PER_GATE, recordBytes);
+        StreamingFixture.Readers readers;
+        switch (reader) {
+            case "gate":
+                readers = StreamingFixture.Readers.THREAD_PER_GATE;
+                break;
+            case "union":
+                readers = StreamingFixture.Readers.ONE_THREAD;
+                break;
+            default:
+                throw new IllegalArgumentException("reader '" + reader + "' is not gate or union");
+        }
+        fixture = new StreamingFixture(Link.named(link), withTls(ShuffleConfig.empty()), 1, 1, readers, recordBytes,
+                RecordShape.of(recordBuffer, payload, recordBytes));
     }
 
     /** One operation = one record delivered. */

@@ -65,6 +65,23 @@ final class StreamingFixture {
      */
     StreamingFixture(Link link, ShuffleConfig config, int producers, int subpartitions, Readers readers, int recordBytes)
             throws Exception {
+        this(link, config, producers, subpartitions, readers, recordBytes, RecordShape.FIXED_HEAP);
+    }
+
+    /**
+     * Builds the topology and starts the threads.
+     *
+     * @param link where the records go through
+     * @param config the library configuration
+     * @param producers partitions, one producer thread each
+     * @param subpartitions subpartitions per partition = gates
+     * @param readers how the gates are read
+     * @param recordBytes the size of every record
+     * @param shape how producers make records and whether consumers check them
+     * @throws Exception when the library cannot set it up
+     */
+    StreamingFixture(Link link, ShuffleConfig config, int producers, int subpartitions, Readers readers, int recordBytes,
+            RecordShape shape) throws Exception {
         ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
         environments = Environments.start(factory, link.contexts(config));
         master = factory.createShuffleMaster(config);
@@ -93,13 +110,16 @@ final class StreamingFixture {
             }
         }
         int publishEvery = Math.max(1, PUBLISH_BYTES / Math.max(1, recordBytes));
+        // Each gate has a channel per producer; one reader reads one gate, or all of them as a union.
+        int channelsPerReader = readers == Readers.ONE_THREAD ? producers * subpartitions : producers;
         for (int r = 0; r < this.readers.size(); r++) {
             RecordReader reader = this.readers.get(r);
-            threads.add(daemon("jmh-consumer-" + r, () -> consume(reader, publishEvery)));
+            long[] expected = shape.sequenced ? new long[channelsPerReader] : null;
+            threads.add(daemon("jmh-consumer-" + r, () -> consume(reader, publishEvery, expected)));
         }
         for (int p = 0; p < producers; p++) {
             ResultPartitionWriter writer = writers.get(p);
-            threads.add(daemon("jmh-producer-" + p, () -> produce(writer, recordBytes)));
+            threads.add(daemon("jmh-producer-" + p, () -> produce(writer, recordBytes, shape)));
         }
         for (Thread thread : threads) {
             thread.start();
@@ -115,13 +135,25 @@ final class StreamingFixture {
         delivered.awaitMore(records);
     }
 
-    private void produce(ResultPartitionWriter writer, int recordBytes) {
-        ByteBuffer record = ByteBuffer.allocate(recordBytes); // zero bytes: the benchmarks measure the path, not the payload
+    /**
+     * Emits records round-robin until told to stop. The record buffer is reused (heap or direct) or new for every
+     * record, as {@code shape} says; its bytes are zero (the benchmarks measure the path, not the payload) except,
+     * when sequenced, its first 8 bytes: the record's number within its subpartition.
+     */
+    private void produce(ResultPartitionWriter writer, int recordBytes, RecordShape shape) {
+        boolean newEveryRecord = shape.buffer == RecordShape.RecordBuffer.HEAP_NEW;
+        boolean sequenced = shape.sequenced;
+        ByteBuffer reused = shape.buffer.allocate(recordBytes);
         int subpartitions = writer.numberOfSubpartitions();
+        long[] sequences = new long[subpartitions];
         int target = 0;
         long sent = 0;
         try {
             while (producing) {
+                ByteBuffer record = newEveryRecord ? ByteBuffer.allocate(recordBytes) : reused;
+                if (sequenced) {
+                    record.putLong(0, sequences[target]++);
+                }
                 writer.emitRecord(record, target);
                 sent++;
                 if (++target == subpartitions) {
@@ -137,12 +169,23 @@ final class StreamingFixture {
         }
     }
 
-    private void consume(RecordReader reader, int publishEvery) {
+    /**
+     * Reads and counts records until the gate ends. With {@code expected} (one slot per channel of the reader's
+     * gate) it also checks every record's number (see {@link RecordShape}): each channel carries one (producer,
+     * subpartition) stream, numbered from 0 without gaps; a gap, a repeat or a reordering fails the benchmark.
+     */
+    private void consume(RecordReader reader, int publishEvery, long[] expected) {
         long unpublished = 0;
         try {
             RecordOrEvent next;
             while ((next = reader.next()) != null) {
-                if (!next.isEvent() && ++unpublished == publishEvery) {
+                if (next.isEvent()) {
+                    continue;
+                }
+                if (expected != null) {
+                    check(next, expected);
+                }
+                if (++unpublished == publishEvery) {
                     delivered.publish(unpublished);
                     unpublished = 0;
                 }
@@ -152,6 +195,17 @@ final class StreamingFixture {
         } catch (Throwable t) { // any failure must end the benchmark, not leave it waiting
             delivered.fail(t);
         }
+    }
+
+    private static void check(RecordOrEvent record, long[] expected) {
+        int channel = record.channelIndex();
+        ByteBuffer data = record.data();
+        long sequence = data.getLong(data.position());
+        if (sequence != expected[channel]) {
+            throw new IllegalStateException("channel " + channel + " delivered record " + sequence
+                    + " where record " + expected[channel] + " was due");
+        }
+        expected[channel] = sequence + 1;
     }
 
     /**

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Summary of one run of bench/compare-with-flink.sh.
+
+Reads OUT_DIR/round-N/*.log (lines "name key=value ..."; '#' lines are context) and prints, per compared
+figure, min/median/max of each side over the rounds, the per-round ratio (both sides of a ratio are measured
+in the same round, one right after the other), its min/median/max and spread, and a verdict against the
+issue-13 target that says "too noisy" when the spread does not allow one.
+
+Usage: compare-summary.py OUT_DIR [NOISE]             the table
+       compare-summary.py OUT_DIR [NOISE] --noisy     the figure groups whose ratio spread exceeds NOISE
+NOISE: the widest ratio spread, (max - min) / median, that still counts as conclusive (default 0.15).
+"""
+import glob
+import os
+import re
+import statistics
+import sys
+
+# (what, unit, scale, Sluice figure, other figure, metric, higher is better, target, groups it comes from)
+# Both figures of a row are taken from the same round; the groups are the script's figure groups (FIGURES there).
+ROWS = [
+    ("bulk 32 KiB, 1 channel", "GB/s", 1, "sluice.bulk.1ch", "flink.bulk.1ch", "GBps", True, 1.5, ["bulk1"]),
+    ("bulk 32 KiB, 4 channels", "GB/s", 1, "sluice.bulk.4ch", "flink.bulk.4ch", "GBps", True, 1.5, ["bulk4"]),
+    ("bulk 1 ch / raw Netty NIO", "GB/s", 1, "sluice.bulk.1ch", "netty.nio.discard.32k", "GBps", True, 0.8, ["bulk1"]),
+    ("bulk 1 ch / raw Netty epoll", "GB/s", 1, "sluice.bulk.1ch", "netty.epoll.discard.32k", "GBps", True, 0.8,
+     ["bulk1"]),
+    ("bulk 4 ch / raw Netty epoll", "GB/s", 1, "sluice.bulk.4ch", "netty.epoll.discard.32k", "GBps", True, 0.8,
+     ["bulk4", "bulk1"]),
+    ("8-byte records, 1 ch (JMH shape)", "M rec/s", 1e-6, "sluice.records.long.1w.1ch.100ms",
+     "flink.records.long.1w.1ch.100ms", "records_per_s", True, 1.5, ["long"]),
+    ("8-byte records, 1 ch (engine shape)", "M rec/s", 1e-6, "sluice.records.long.1w.1ch.100ms.seq.union",
+     "flink.records.long.1w.1ch.100ms", "records_per_s", True, 1.5, ["engine", "long"]),
+    ("8-byte, engine shape / Flink emitRecord", "M rec/s", 1e-6, "sluice.records.long.1w.1ch.100ms.seq.union",
+     "flink.emit.long.1w.1ch.100ms", "records_per_s", True, None, ["engine"]),
+    ("100-byte records, 1 ch", "M rec/s", 1e-6, "sluice.records.b100.1w.1ch.100ms",
+     "flink.records.b100.1w.1ch.100ms", "records_per_s", True, 1.5, ["b100"]),
+    ("8-byte, 100 ch (1x100 / Flink 4w x 100)", "M rec/s", 1e-6, "sluice.records.long.1x100.100ms",
+     "flink.records.long.4w.100ch.100ms", "records_per_s", True, 1.25, ["many"]),
+    ("8-byte, 100 ch (10x10 / Flink 4w x 100)", "M rec/s", 1e-6, "sluice.records.long.10x10.100ms",
+     "flink.records.long.4w.100ch.100ms", "records_per_s", True, 1.25, ["many"]),
+    ("8-byte, 1,000 ch / 100 ch (Sluice 1x1000 / 1x100)", "M rec/s", 1e-6, "sluice.records.long.1x1000.100ms",
+     "sluice.records.long.1x100.100ms", "records_per_s", True, 0.8, ["many"]),
+    ("latency one-way p50, flush 0", "us", 1, "sluice.latency.1rec", "flink.latency.1rec", "one_way_us_p50",
+     False, 0.8, ["latency"]),
+    ("latency one-way p99, flush 0", "us", 1, "sluice.latency.1rec", "flink.latency.1rec", "p99", False, 1.0,
+     ["latency"]),
+]
+
+# In-repo Flink peer figure vs the same figure of ../shared/peer/run.sh (lines prefixed "xcheck." by the script).
+CROSS_CHECK = [
+    ("flink.bulk.1ch", "GBps"), ("flink.bulk.4ch", "GBps"),
+    ("flink.records.long.1w.1ch.100ms", "records_per_s"), ("flink.records.b100.1w.1ch.100ms", "records_per_s"),
+    ("flink.records.long.4w.100ch.100ms", "records_per_s"),
+    ("flink.latency.1rec", "one_way_us_p50"), ("flink.latency.1rec", "p99"),
+    ("netty.nio.discard.32k", "GBps"), ("netty.epoll.discard.32k", "GBps"),
+]
+
+LINE_VALUE = re.compile(r"([A-Za-z0-9_]+)=([-0-9.eE]+|NaN)$")
+
+
+def read_rounds(out_dir):
+    """{round: {(figure, metric): value}}; a figure measured twice in a round keeps its last value."""
+    rounds = {}
+    for path in sorted(glob.glob(os.path.join(out_dir, "round-*", "*.log"))):
+        number = int(re.search(r"round-(\d+)", path).group(1))
+        values = rounds.setdefault(number, {})
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if not parts or line.startswith("#") or "." not in parts[0]:
+                    continue
+                for kv in parts[1:]:
+                    m = LINE_VALUE.match(kv)
+                    if m and m.group(2) != "NaN":
+                        values[(parts[0], m.group(1))] = float(m.group(2))
+    return rounds
+
+
+def stats(xs):
+    return (min(xs), statistics.median(xs), max(xs)) if xs else None
+
+
+def spread(xs):
+    lo, med, hi = stats(xs)
+    return (hi - lo) / med if med else float("inf")
+
+
+def row_values(rounds, ours, theirs, metric):
+    a, b, ratios = [], [], []
+    for values in rounds.values():
+        x = values.get((ours, metric))
+        y = values.get((theirs, metric))
+        if x is not None:
+            a.append(x)
+        if y is not None:
+            b.append(y)
+        if x is not None and y:
+            ratios.append(x / y)
+    return a, b, ratios
+
+
+def verdict(ratios, higher, target, noise):
+    if not ratios:
+        return "no data"
+    if len(ratios) < 2:
+        return "one round: no verdict"
+    lo, med, hi = stats(ratios)
+    wide = spread(ratios) > noise
+    if target is None:
+        return "too noisy" if wide else ""
+    sign = ">=" if higher else "<="
+    ok = (lambda r: r >= target) if higher else (lambda r: r <= target)
+    if all(ok(r) for r in ratios):
+        return f"{sign} {target:.2f} met"
+    if not any(ok(r) for r in ratios):
+        return f"{sign} {target:.2f} MISSED"
+    if wide:
+        return f"{sign} {target:.2f} too noisy to conclude"
+    return f"{sign} {target:.2f} {'met' if ok(med) else 'MISSED'} (median; rounds disagree)"
+
+
+def fmt(s, scale):
+    if s is None:
+        return f"{'-':>22}"
+    lo, med, hi = (v * scale for v in s)
+    return f"{med:7.2f} [{lo:6.2f}..{hi:6.2f}]"
+
+
+def table(out_dir, noise):
+    rounds = read_rounds(out_dir)
+    print(f"{'figure':<50} {'unit':<8} {'Sluice med [min..max]':>22} {'other med [min..max]':>22} "
+          f"{'ratio med [min..max]':>22} {'spread':>7} {'n':>2}  verdict")
+    for what, unit, scale, ours, theirs, metric, higher, target, _ in ROWS:
+        a, b, ratios = row_values(rounds, ours, theirs, metric)
+        if not a and not b:
+            continue  # a figure group this run did not select
+        rs = stats(ratios)
+        sp = f"{spread(ratios) * 100:6.0f}%" if ratios else f"{'-':>7}"
+        print(f"{what:<50} {unit:<8} {fmt(stats(a), scale)} {fmt(stats(b), scale)} {fmt(rs, 1)} {sp} "
+              f"{len(ratios):>2}  {verdict(ratios, higher, target, noise)}")
+    print(f"# ratio = Sluice / other, per round (both measured back to back), then min/median/max over the rounds;"
+          f" spread = (max - min) / median of the ratio; conclusive when <= {noise * 100:.0f}% or when every round"
+          f" agrees on the verdict. Latency: lower is better.")
+    checks = [(f, m) for f, m in CROSS_CHECK if any(("xcheck." + f, m) in v for v in rounds.values())]
+    if checks:
+        print("# cross-check, Flink side: in-repo bench/flink-peer vs ../shared/peer/run.sh, same rounds")
+        print(f"{'figure':<50} {'metric':<15} {'in-repo med [min..max]':>22} {'shared med [min..max]':>22} "
+              f"{'in-repo/shared':>14}")
+        for figure, metric in checks:
+            a, b, _ = row_values(rounds, figure, "xcheck." + figure, metric)
+            ratio = f"{statistics.median(a) / statistics.median(b):14.2f}" if a and b else f"{'-':>14}"
+            scale, label = (1e-6, "M records/s") if metric == "records_per_s" else (1, metric)
+            print(f"{figure:<50} {label:<15} {fmt(stats(a), scale)} {fmt(stats(b), scale)} {ratio}")
+    shown = {r[3] for r in ROWS} | {r[4] for r in ROWS}
+    others = sorted({f for v in rounds.values() for f, _ in v if f not in shown and not f.startswith("xcheck.")})
+    for figure in others:
+        metrics = sorted({m for v in rounds.values() for f, m in v if f == figure})
+        text = " ".join(
+            f"{m}={statistics.median([v[(figure, m)] for v in rounds.values() if (figure, m) in v]):.3f}"
+            for m in metrics)
+        print(f"# {figure} {text} (median)")
+
+
+def noisy_groups(out_dir, noise):
+    rounds = read_rounds(out_dir)
+    groups = []
+    for _, _, _, ours, theirs, metric, _, _, row_groups in ROWS:
+        _, _, ratios = row_values(rounds, ours, theirs, metric)
+        if len(ratios) < 2 or spread(ratios) > noise:
+            for g in row_groups:
+                if g not in groups:
+                    groups.append(g)
+    print(" ".join(groups))
+
+
+if __name__ == "__main__":
+    directory = sys.argv[1]
+    noise_limit = float(sys.argv[2]) if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else 0.15
+    if sys.argv[-1] == "--noisy":
+        noisy_groups(directory, noise_limit)
+    else:
+        table(directory, noise_limit)
