@@ -46,7 +46,7 @@ ROWS = [
      ["latency"]),
 ]
 
-# In-repo Flink peer figure vs the same figure of ../shared/peer/run.sh (lines prefixed "xcheck." by the script).
+# In-repo Flink peer figure vs the same figure of PEER_DIR/run.sh (lines prefixed "xcheck." by the script).
 CROSS_CHECK = [
     ("flink.bulk.1ch", "GBps"), ("flink.bulk.4ch", "GBps"),
     ("flink.records.long.1w.1ch.100ms", "records_per_s"), ("flink.records.b100.1w.1ch.100ms", "records_per_s"),
@@ -143,7 +143,7 @@ def table(out_dir, noise):
           f" agrees on the verdict. Latency: lower is better.")
     checks = [(f, m) for f, m in CROSS_CHECK if any(("xcheck." + f, m) in v for v in rounds.values())]
     if checks:
-        print("# cross-check, Flink side: in-repo bench/flink-peer vs ../shared/peer/run.sh, same rounds")
+        print("# cross-check, Flink side: in-repo bench/flink-peer vs PEER_DIR/run.sh, same rounds")
         print(f"{'figure':<50} {'metric':<15} {'in-repo med [min..max]':>22} {'shared med [min..max]':>22} "
               f"{'in-repo/shared':>14}")
         for figure, metric in checks:

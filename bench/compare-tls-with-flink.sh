@@ -3,7 +3,7 @@
 # the external Flink harness (PEER_DIR/run.sh with SSL=MODE). The plain comparison is bench/compare-with-flink.sh.
 #
 # Runs Sluice's JMH scenarios (shuffle-tests/target/sluice-bench.jar jmh) and the Flink peer harness
-# (../shared/peer/run.sh, which measures Flink's own network stack and raw Netty/NIO loopback) one
+# ($PEER_DIR/run.sh, which measures Flink's own network stack and raw Netty/NIO loopback) one
 # after the other, ROUNDS times, swapping which goes first each round so drift hits both alike.
 # Then prints, per figure, the median over the rounds and the ratio Sluice/Flink.
 #
@@ -11,14 +11,14 @@
 # Env:     ROUNDS (3), WARM (3) and MEAS (10): warm-up and measured seconds per figure, for both sides;
 #          LINKS (tcp): Sluice links to measure, e.g. "tcp,local,inprocess" (only tcp is compared);
 #          ONLY: passed to run.sh (figure groups of the peer: bulk, records, official, latency, raw);
-#          PEER_DIR (../shared/peer), OUT_DIR (target/compare-DATE), JAVA (java);
+#          PEER_DIR (the external Flink harness, a directory with run.sh; no default), OUT_DIR (target/compare-DATE), JAVA (java);
 #          SSL: TLS modes to compare, e.g. "off jdk openssl": then only bulk and 100-byte records are measured,
 #          each mode on both sides in every round (Sluice: JMH -p ssl=MODE; Flink: run.sh SSL=MODE), and the table
 #          shows every figure per mode plus the TLS cost (TLS / off) per side. Unset: the plain comparison.
 # Output:  the table on stdout; every raw log and JMH JSON file under OUT_DIR.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PEER_DIR="${PEER_DIR:-$ROOT/../shared/peer}"
+PEER_DIR="${PEER_DIR:-}"  # the external Flink harness (a directory with run.sh); no default
 ROUNDS="${ROUNDS:-3}"
 WARM="${WARM:-3}"
 MEAS="${MEAS:-10}"

@@ -17,8 +17,8 @@
 #          WARM (3) and MEAS (10): warm-up and measured seconds per figure, both sides (JMH: 1 s iterations);
 #          ONLY (all): figure groups to run, a regex over: bulk1 bulk4 long engine b100 many latency;
 #          CPUS (0,1 when the machine has 2 or more): taskset CPU list for every JVM; CPUS= to not pin;
-#          PEER_CHECK (0): 1 also runs ../shared/peer/run.sh every round (its figures as "xcheck.*"), to check
-#          that the in-repo Flink peer agrees with it; PEER_DIR (../shared/peer); PEER_ONLY: its ONLY
+#          PEER_CHECK (0): 1 also runs $PEER_DIR/run.sh every round (its figures as "xcheck.*"), to check
+#          that the in-repo Flink peer agrees with it; PEER_DIR (the external Flink harness, a directory with run.sh; no default); PEER_ONLY: its ONLY
 #          ('bulk|records.long.1w|records.b100|latency|raw'), PEER_BUILD_DIR (target/external-peer-build);
 #          OUT_DIR (target/compare-DATE), JAVA (java).
 # Output:  the table on stdout; every raw log and JMH JSON file under OUT_DIR/round-N/.
@@ -32,7 +32,7 @@ MEAS="${MEAS:-10}"
 ONLY="${ONLY:-.}"
 JAVA="${JAVA:-java}"
 PEER_CHECK="${PEER_CHECK:-0}"
-PEER_DIR="${PEER_DIR:-$ROOT/../shared/peer}"
+PEER_DIR="${PEER_DIR:-}"  # the external Flink harness (a directory with run.sh); no default
 PEER_ONLY="${PEER_ONLY:-bulk|records.long.1w|records.b100|latency|raw}"
 PEER_BUILD_DIR="${PEER_BUILD_DIR:-$ROOT/target/external-peer-build}" # its own copy: other runs may use the default
 OUT_DIR="${OUT_DIR:-$ROOT/target/compare-$(date -u +%Y%m%dT%H%M%SZ)}"
