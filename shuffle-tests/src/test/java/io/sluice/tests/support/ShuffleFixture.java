@@ -19,6 +19,8 @@ import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 
+import io.sluice.netty.NettyShuffleEnvironmentBuilder;
+import io.sluice.netty.transport.ChannelPipelineHook;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -87,7 +89,9 @@ public final class ShuffleFixture implements AutoCloseable {
      */
     public static ShuffleFixture start(Layout layout, ShuffleConfig config) throws IOException {
         ShuffleConfig effective = layout.configure(config);
-        return start(effective, layout.environments(), resourceId -> layout.context(effective, resourceId));
+        ShuffleServiceFactory factory = ShuffleServiceLoader.load(effective);
+        return start(effective, layout.environments(), resourceId -> layout.context(effective, resourceId),
+                factory::createShuffleEnvironment);
     }
 
     /**
@@ -116,19 +120,32 @@ public final class ShuffleFixture implements AutoCloseable {
     public static ShuffleFixture start(Transport transport, int environments, ShuffleConfig config)
             throws IOException {
         ShuffleConfig effective = transport.configure(config);
-        return start(effective, environments, resourceId -> ShuffleEnvironmentContext.of(effective, resourceId));
+        ShuffleServiceFactory factory = ShuffleServiceLoader.load(effective);
+        return start(effective, environments, resourceId -> ShuffleEnvironmentContext.of(effective, resourceId),
+                factory::createShuffleEnvironment);
+    }
+
+    /**
+     * Like {@link #start(Transport, ShuffleConfig)}, with a {@link ChannelPipelineHook} that sees every channel of
+     * both environments' transports (to measure or disturb them).
+     */
+    public static ShuffleFixture start(Transport transport, ShuffleConfig config, ChannelPipelineHook hook)
+            throws IOException {
+        ShuffleConfig effective = transport.configure(config);
+        return start(effective, 2, resourceId -> ShuffleEnvironmentContext.of(effective, resourceId),
+                context -> new NettyShuffleEnvironmentBuilder(context).pipelineHook(hook).build());
     }
 
     private static ShuffleFixture start(ShuffleConfig effective, int environments,
-                                        Function<ResourceId, ShuffleEnvironmentContext> contextOf)
+                                        Function<ResourceId, ShuffleEnvironmentContext> contextOf,
+                                        Function<ShuffleEnvironmentContext, ShuffleEnvironment> create)
             throws IOException {
         ShuffleServiceFactory factory = ShuffleServiceLoader.load(effective);
         List<ShuffleEnvironment> created = new ArrayList<>(environments);
         ShuffleMaster master = factory.createShuffleMaster(effective);
         try {
             for (int i = 0; i < environments; i++) {
-                ShuffleEnvironment environment = factory.createShuffleEnvironment(
-                        contextOf.apply(new ResourceId("env-" + i)));
+                ShuffleEnvironment environment = create.apply(contextOf.apply(new ResourceId("env-" + i)));
                 created.add(environment);
                 environment.start();
             }

@@ -1,52 +1,43 @@
 package io.sluice.tests.transport;
 
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.buffer.ByteBufAllocatorMetric;
 
 /**
- * Direct memory held by Netty's default allocator, the one every Sluice channel allocates from, as its own metrics
- * report it; and a sampler thread that records the peak while an attack runs. Sampler: one thread, stopped by
- * {@link #close()}.
+ * The peak of the direct memory an allocator reports while an attack runs (the tests give the data server's
+ * channels an unpooled allocator of their own, whose metric counts the bytes of live buffers exactly).
+ * Sampler: one thread, stopped by {@link #close()}.
  */
 final class DirectMemoryProbe implements AutoCloseable {
 
     private static final long SAMPLE_MILLIS = 5;
 
+    private final ByteBufAllocatorMetric metric;
     private final Thread sampler;
     private volatile long peak;
     private volatile boolean stopped;
 
-    private DirectMemoryProbe() {
-        peak = usedDirectMemory();
+    private DirectMemoryProbe(ByteBufAllocatorMetric metric) {
+        this.metric = metric;
+        peak = metric.usedDirectMemory();
         sampler = new Thread(this::sample, "direct-memory-probe");
         sampler.setDaemon(true);
     }
 
     /** Starts sampling. */
-    static DirectMemoryProbe start() {
-        DirectMemoryProbe probe = new DirectMemoryProbe();
+    static DirectMemoryProbe start(ByteBufAllocatorMetric metric) {
+        DirectMemoryProbe probe = new DirectMemoryProbe(metric);
         probe.sampler.start();
         return probe;
     }
 
-    /** Bytes of direct memory Netty's default allocator holds now. */
-    static long usedDirectMemory() {
-        ByteBufAllocator allocator = ByteBufAllocator.DEFAULT;
-        if (!(allocator instanceof ByteBufAllocatorMetricProvider metrics)) {
-            throw new AssertionError("Netty's default allocator " + allocator.getClass().getName()
-                    + " reports no metrics");
-        }
-        return metrics.metric().usedDirectMemory();
-    }
-
-    /** The most seen since {@link #start()}. */
+    /** The most seen since {@link #start}. */
     long peak() {
         return peak;
     }
 
     private void sample() {
         while (!stopped) {
-            long now = usedDirectMemory();
+            long now = metric.usedDirectMemory();
             if (now > peak) {
                 peak = now;
             }

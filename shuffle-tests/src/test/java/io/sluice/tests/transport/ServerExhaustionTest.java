@@ -1,12 +1,16 @@
 package io.sluice.tests.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocatorMetric;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.netty.gate.InputChannelId;
+import io.sluice.netty.transport.ChannelPipelineHook;
 import io.sluice.netty.transport.NettyMessage;
 import io.sluice.netty.transport.NettyMessageEncoder;
 import io.sluice.netty.transport.PartitionRequest;
@@ -41,6 +45,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 200 connections that each send part of a frame and stop are closed within the heartbeat timeout and the server's
  * direct memory returns to its baseline; a client that floods requests for unknown partitions and never reads its
  * socket is stopped (the server stops reading from it) with bounded memory, then closed.
+ *
+ * <p>What the server holds is measured exactly: a {@link ChannelPipelineHook} gives every channel the data server
+ * accepts an unpooled direct allocator of the test's own, whose metric is the bytes of the buffers alive now (a pooled
+ * allocator keeps freed chunks, so its footprint never drops back).
  */
 class ServerExhaustionTest {
 
@@ -57,8 +65,11 @@ class ServerExhaustionTest {
     private static final int SLOW_DRIP_CONNECTIONS = 200;
     /** Half of the largest frame the server accepts: each connection makes the server hold ~32 KiB. */
     private static final int PARTIAL_FRAME_BYTES = ResultPartitionWriter.MAX_EVENT_BYTES / 2;
-    /** Growth allowed from one attack round to the next (allocator bookkeeping); far below the ~6 MiB a round holds. */
-    private static final long BASELINE_SLACK = 2L << 20;
+    /**
+     * What the server may hold above its baseline once the attackers are gone: the good consumer's connection may be
+     * mid-write (a frame header, a cumulation buffer); far below the ~6 MiB that one attack round holds.
+     */
+    private static final long BASELINE_SLACK = 256L << 10;
     /**
      * Bound on the server's direct memory growth during the flood: the write-buffer high-water mark plus the replies
      * of one read's and the parked requests' worth. Unbounded growth would pass this within a second.
@@ -75,29 +86,35 @@ class ServerExhaustionTest {
     @EveryTcpTransport
     void twoHundredPartialFrames_areClosedWithinTheTimeout_andTheMemoryTheyHeldIsFreed(Transport transport)
             throws Exception {
-        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
-            InetSocketAddress server = shuffle.producerEnvironment().dataAddress();
-            shuffleRecords(shuffle, "warm-up"); // the allocator's chunks for normal traffic are part of the baseline
-            long baseline = DirectMemoryProbe.usedDirectMemory();
-            long afterFirstRound = slowDripRound(shuffle, server, baseline, "first");
-            // Netty's allocator keeps freed chunks for reuse, so its footprint does not drop back on its own; what
-            // the closed connections held is free again if a second attack of the same size needs no more memory.
-            long afterSecondRound = slowDripRound(shuffle, server, baseline, "second");
-            assertTrue(afterSecondRound <= afterFirstRound + BASELINE_SLACK, "a second round of " + SLOW_DRIP_CONNECTIONS
-                    + " partial frames reused the memory of the first: " + afterFirstRound + " bytes after the first, "
-                    + afterSecondRound + " after the second (baseline " + baseline + ")");
+        ServerAllocator server = new ServerAllocator();
+        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG, server)) {
+            InetSocketAddress address = shuffle.producerEnvironment().dataAddress();
+            shuffleRecords(shuffle, "warm-up");
+            for (String round : new String[] {"first", "second"}) {
+                long baseline = server.used();
+                long peak = slowDripRound(shuffle, server, address, round);
+                long held = peak - baseline;
+                assertTrue(held >= SLOW_DRIP_CONNECTIONS * (long) PARTIAL_FRAME_BYTES / 2, "the probe saw the "
+                        + round + " attack: " + held + " bytes held at its peak");
+                long bound = SLOW_DRIP_CONNECTIONS * (long) ServerMessageDecoder.maxClientFrameLength() * 2;
+                assertTrue(held < bound, "the server held " + held + " bytes for " + SLOW_DRIP_CONNECTIONS
+                        + " partial frames; bound " + bound);
+                Await.until(() -> server.used() <= baseline + BASELINE_SLACK, CLOSED_WITHIN,
+                        () -> "server direct memory back to its baseline after the " + round + " attack: "
+                                + server.used() + " bytes now, baseline " + baseline + ", peak " + peak);
+            }
             shuffleRecords(shuffle, "after the attack");
         }
     }
 
-    /** 200 connections each send half a frame and stop; the server closes all of them. @return memory after */
-    private static long slowDripRound(ShuffleFixture shuffle, InetSocketAddress server, long baseline, String round)
-            throws Exception {
+    /** 200 connections each send half a frame and stop; the server closes all of them. @return the memory peak */
+    private static long slowDripRound(ShuffleFixture shuffle, ServerAllocator memory, InetSocketAddress server,
+                                      String round) throws Exception {
         byte[] partialFrame = Arrays.copyOf(encode(new TaskEventRequest(
                 ByteBuffer.allocate(ResultPartitionWriter.MAX_EVENT_BYTES), ResultPartitionId.random(),
                 new InputChannelId(1, 2))), PARTIAL_FRAME_BYTES);
         List<Socket> attackers = new ArrayList<>();
-        try (DirectMemoryProbe probe = DirectMemoryProbe.start()) {
+        try (DirectMemoryProbe probe = DirectMemoryProbe.start(memory.metric())) {
             for (int i = 0; i < SLOW_DRIP_CONNECTIONS; i++) {
                 Socket socket = new Socket(server.getAddress(), server.getPort());
                 attackers.add(socket);
@@ -107,27 +124,24 @@ class ServerExhaustionTest {
             for (Socket socket : attackers) {
                 assertClosedByServer(socket);
             }
-            long held = probe.peak() - baseline;
-            long bound = SLOW_DRIP_CONNECTIONS * (long) ServerMessageDecoder.maxClientFrameLength() * 2;
-            assertTrue(held < bound, "the server held " + held + " bytes for " + SLOW_DRIP_CONNECTIONS
-                    + " partial frames; bound " + bound);
+            Await.until(() -> shuffle.producerEnvironment().metrics().openConnections() == 0, CLOSED_WITHIN,
+                    () -> "every attacker connection closed on the server: " + shuffle.producerEnvironment().metrics());
+            return probe.peak();
         } finally {
             for (Socket socket : attackers) {
                 socket.close();
             }
         }
-        Await.until(() -> shuffle.producerEnvironment().metrics().openConnections() == 0, CLOSED_WITHIN,
-                () -> "every attacker connection closed on the server: " + shuffle.producerEnvironment().metrics());
-        return DirectMemoryProbe.usedDirectMemory();
     }
 
     @EveryTcpTransport
     void floodOfUnknownPartitionRequests_fromAClientThatNeverReads_keepsServerMemoryBounded(Transport transport)
             throws Exception {
-        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
+        ServerAllocator memory = new ServerAllocator();
+        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG, memory)) {
             InetSocketAddress server = shuffle.producerEnvironment().dataAddress();
             shuffleRecords(shuffle, "warm-up");
-            long baseline = DirectMemoryProbe.usedDirectMemory();
+            long baseline = memory.used();
             // Distinct receivers: each request is answered with its own error, which the flooder never reads.
             byte[][] batches = new byte[FLOOD_DISTINCT_BATCHES][];
             for (int b = 0; b < FLOOD_DISTINCT_BATCHES; b++) {
@@ -138,7 +152,7 @@ class ServerExhaustionTest {
                 }
                 batches[b] = batch.bytes();
             }
-            try (DirectMemoryProbe probe = DirectMemoryProbe.start(); Socket flooder = new Socket()) {
+            try (DirectMemoryProbe probe = DirectMemoryProbe.start(memory.metric()); Socket flooder = new Socket()) {
                 flooder.setReceiveBufferSize(1024);
                 flooder.connect(server);
                 BackgroundTask<Integer> flood = shuffle.fork("flooder", () -> {
@@ -154,6 +168,9 @@ class ServerExhaustionTest {
                 assertTrue(probe.peak() - baseline < FLOOD_MEMORY_BOUND, "server direct memory grew by "
                         + (probe.peak() - baseline) + " bytes during the flood; bound " + FLOOD_MEMORY_BOUND);
             }
+            Await.until(() -> memory.used() <= baseline + BASELINE_SLACK, CLOSED_WITHIN,
+                    () -> "server direct memory back to its baseline after the flood: " + memory.used()
+                            + " bytes now, baseline " + baseline);
             shuffleRecords(shuffle, "after the flood");
         }
     }
@@ -187,6 +204,24 @@ class ServerExhaustionTest {
                     + CLOSED_WITHIN, e);
         } catch (IOException reset) {
             // Closed with unread data: a reset is a close too.
+        }
+    }
+
+    /** Gives every channel the data server accepts an unpooled direct allocator whose metric counts live bytes. */
+    private static final class ServerAllocator implements ChannelPipelineHook {
+        private final UnpooledByteBufAllocator allocator = new UnpooledByteBufAllocator(true);
+
+        @Override
+        public void serverChannelInitialized(Channel channel) {
+            channel.config().setAllocator(allocator);
+        }
+
+        ByteBufAllocatorMetric metric() {
+            return allocator.metric();
+        }
+
+        long used() {
+            return allocator.metric().usedDirectMemory();
         }
     }
 
