@@ -24,6 +24,11 @@
 # Output:  the table on stdout; every raw log and JMH JSON file under OUT_DIR/round-N/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# With SSL set (e.g. SSL="off jdk openssl"), the TLS comparison runs instead: bulk and 100-byte records per TLS mode
+# against Flink's internal TLS, through the external Flink harness in PEER_DIR (the in-repo peer has no TLS yet).
+if [[ -n "${SSL:-}" ]]; then
+  exec "$ROOT/bench/compare-tls-with-flink.sh" "$@"
+fi
 ROUNDS="${ROUNDS:-3}"
 MAX_ROUNDS="${MAX_ROUNDS:-6}"
 NOISE="${NOISE:-0.15}"
