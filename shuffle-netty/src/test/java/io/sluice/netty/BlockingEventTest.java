@@ -17,6 +17,7 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.netty.testing.Await;
 import io.sluice.netty.testing.MemoryAssertions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,7 +26,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -114,10 +114,7 @@ class BlockingEventTest {
 
             gate.sendTaskEvent(1, ByteBuffer.wrap(new byte[] {9}));
 
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (secondPayload.get() < 0 && System.nanoTime() < deadline) {
-                Thread.sleep(1);
-            }
+            Await.until(() -> secondPayload.get() >= 0, "the second channel's producer receives the task event");
             assertEquals(9, secondPayload.get());
             assertEquals(0, firstEvents.get(), "the other channel's producer gets nothing");
             first.finish();
