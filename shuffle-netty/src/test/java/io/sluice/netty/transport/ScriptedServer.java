@@ -11,6 +11,7 @@ import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.testing.Await;
+import io.sluice.netty.gate.ConnectionId;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
