@@ -9,7 +9,7 @@ import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.gate.RemoteInputChannel;
 import io.sluice.netty.gate.SingleInputGate;
-import io.sluice.netty.testing.Await;
+import io.sluice.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
