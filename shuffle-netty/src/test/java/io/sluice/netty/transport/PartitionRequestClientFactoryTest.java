@@ -5,12 +5,8 @@ import io.sluice.api.TransportException;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.gate.RemoteInputChannel;
 import io.sluice.netty.gate.SingleInputGate;
-<<<<<<< HEAD
-import io.sluice.netty.testing.Await;
 import io.sluice.netty.gate.ConnectionId;
-=======
 import io.sluice.testing.Await;
->>>>>>> support
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
