@@ -38,7 +38,7 @@ class PartitionRequestClientTest {
     private final ConnectionManager consumer = managers.start("consumer");
     private final ScriptedServer server = new ScriptedServer();
     private final RemoteChannels channels = new RemoteChannels(64, 4096)
-            .connectingTo(server.connectionId(0), consumer::clientFactory)
+            .connectingTo(server.connectionId(0), consumer)
             .backoff(Duration.ofMillis(1), Duration.ofMillis(4));
     private final BufferRecycler senderBuffers = mock(BufferRecycler.class);
 

@@ -11,6 +11,7 @@ import io.sluice.netty.partition.ResultPartition;
 import io.sluice.testing.Await;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
+import io.sluice.netty.gate.ConnectionId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,7 +51,7 @@ class RemoteInputChannelConnectionTest {
     private final ConnectionManager consumer = managers.start("consumer");
     private final RemoteChannels channels = new RemoteChannels(CONSUMER_SEGMENTS, 4096)
             .connectingTo(new ConnectionId(producer.dataAddress(), 0, RemoteChannels.PRODUCER),
-                    consumer::clientFactory);
+                    consumer);
 
     @AfterEach
     void closeAndCheckForLeaks() throws Exception {

@@ -10,6 +10,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
 import io.sluice.netty.gate.RemoteChannels;
+import io.sluice.netty.gate.ConnectionId;
 import io.sluice.testing.Await;
 
 import java.net.InetAddress;
