@@ -1,10 +1,11 @@
 package io.sluice.bench;
 
+import io.sluice.api.ByteSizes;
+import io.sluice.api.Durations;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleConfigValidator;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.tests.support.ByteSizes;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordSizes;
 import java.time.Duration;
@@ -302,7 +303,7 @@ final class BenchArguments {
 
     private static Duration duration(Map<BenchOption, String> values, BenchOption option) throws UsageException {
         try {
-            return DurationText.parse(valueOrDefault(values, option));
+            return Durations.parse(valueOrDefault(values, option));
         } catch (IllegalArgumentException e) {
             throw new UsageException(option.flag() + ": " + e.getMessage());
         }
