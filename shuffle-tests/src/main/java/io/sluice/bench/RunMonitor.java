@@ -19,6 +19,7 @@ final class RunMonitor implements AutoCloseable {
     private final ProgressPrinter printer;
     private final MemorySampler sampler;
     private final SoakRecorder soak;
+    private final ReportSeries series;
     private final List<ScheduledFuture<?>> jobs = new ArrayList<>();
 
     /**
@@ -27,17 +28,21 @@ final class RunMonitor implements AutoCloseable {
      * @param printer the progress line, ticked at its interval
      * @param sampler the memory sampler, sampled every {@link MemorySampler#INTERVAL_MILLIS} ms
      * @param soak the soak recorder, sampled every {@link SoakRecorder#interval()}, first one interval after the start
+     * @param series the report's time series, sampled every {@link ReportSeries#INTERVAL_MILLIS} ms
      */
-    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak) {
+    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak, ReportSeries series) {
         this.printer = printer;
         this.sampler = sampler;
         this.soak = soak;
+        this.series = series;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "sluice-bench-monitor");
             thread.setDaemon(true);
             return thread;
         });
         jobs.add(scheduler.scheduleAtFixedRate(sampler::sample, 0, MemorySampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
+        jobs.add(scheduler.scheduleAtFixedRate(series::sample, ReportSeries.INTERVAL_MILLIS, ReportSeries.INTERVAL_MILLIS,
+                TimeUnit.MILLISECONDS));
         long soakMillis = soak.interval().toMillis();
         jobs.add(scheduler.scheduleAtFixedRate(soak::sample, soakMillis, soakMillis, TimeUnit.MILLISECONDS));
         if (printer.interval() != null) {
@@ -54,6 +59,11 @@ final class RunMonitor implements AutoCloseable {
     /** @return the soak series; call after {@link #close()} */
     SoakReport soak() {
         return soak.report();
+    }
+
+    /** @return the report's time series; call after {@link #close()} */
+    ReportSeries series() {
+        return series;
     }
 
     /**
@@ -80,7 +90,8 @@ final class RunMonitor implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while stopping the monitor thread", e);
         }
-        sampler.sample(); // the main thread now owns the sampler: the scheduler has terminated
+        sampler.sample(); // the main thread now owns the samplers: the scheduler has terminated
+        series.sample(); // the last point: the end of the run
         printer.finish();
     }
 }
