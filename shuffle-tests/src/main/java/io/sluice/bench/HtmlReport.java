@@ -80,12 +80,14 @@ final class HtmlReport {
                         + " per second, between two samples.");
 
         LatencySummary latency = summary.latency();
+        boolean millis = latency.max() >= 10_000_000; // microseconds up to 10 ms, then milliseconds
+        double unit = millis ? 1e6 : 1e3;
         section(html, "latency", latency.count() == 0
                 ? SvgChart.empty("Latency percentiles", LATENCY, "no latency measured (serve, or another host's clock)")
-                : SvgChart.bars("Latency percentiles", "microseconds", LATENCY,
+                : SvgChart.bars("Latency percentiles", millis ? "milliseconds" : "microseconds", LATENCY,
                         new String[] {"p50", "p99", "p99.9", "max"},
-                        new double[] {latency.p50() / 1e3, latency.p99() / 1e3, latency.p999() / 1e3,
-                                latency.max() / 1e3}),
+                        new double[] {latency.p50() / unit, latency.p99() / unit, latency.p999() / unit,
+                                latency.max() / unit}),
                 "Per record, from generation to verification, over " + Units.count(latency.count())
                         + " records (HdrHistogram, within 1%).");
 

@@ -31,7 +31,7 @@ final class SvgChart {
      * @return an {@code <svg>} element
      */
     static String line(String title, String xLabel, String yLabel, double[] xs, String[] names, double[][] ys) {
-        double xMax = xs.length == 0 ? 1 : Math.max(xs[xs.length - 1], 1e-9);
+        double xMax = niceCeiling(xs.length == 0 ? 1 : xs[xs.length - 1]);
         double yMax = niceCeiling(max(ys));
         StringBuilder svg = open(title);
         axes(svg, xLabel, yLabel, xMax, yMax);
@@ -179,8 +179,11 @@ final class SvgChart {
         if (value == Math.rint(value) && Math.abs(value) < 1e15) {
             return Long.toString((long) value);
         }
-        return Math.abs(value) >= 10 ? String.format(Locale.ROOT, "%.1f", value)
-                : String.format(Locale.ROOT, "%.3g", value);
+        if (Math.abs(value) >= 100) {
+            return String.format(Locale.ROOT, "%.0f", value);
+        }
+        String text = String.format(Locale.ROOT, Math.abs(value) >= 10 ? "%.1f" : "%.3g", value);
+        return text.contains(".") && !text.contains("e") ? text.replaceAll("0+$", "").replaceAll("\\.$", "") : text;
     }
 
     /** @return {@code text} safe inside XML text and attribute values */
