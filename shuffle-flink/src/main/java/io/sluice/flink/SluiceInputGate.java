@@ -215,6 +215,15 @@ public final class SluiceInputGate extends IndexedInputGate {
         return sluice.availableFuture();
     }
 
+    /**
+     * Sluice's priority future: while it is done, the next {@link #pollNext()} returns a priority event (Flink's
+     * checkpointed gate polls priority events from a mail when this completes and checks exactly that).
+     */
+    @Override
+    public CompletableFuture<?> getPriorityEventAvailableFuture() {
+        return state == State.CLOSED ? AvailabilityProvider.AVAILABLE : sluice.priorityEventAvailableFuture();
+    }
+
     @Override
     public void sendTaskEvent(TaskEvent event) throws IOException {
         sluice.sendTaskEvent(ConsumerSignal.taskEvent(EventSerializer.toSerializedEvent(event)));
@@ -299,6 +308,7 @@ public final class SluiceInputGate extends IndexedInputGate {
         }
         AbstractEvent event;
         int size;
+        boolean priority = next.isPriority(); // read while the element is held
         try {
             ByteBuffer payload = next.data();
             size = payload.remaining();
@@ -313,7 +323,8 @@ public final class SluiceInputGate extends IndexedInputGate {
             endOfDataChannels.set(channel);
             drainOnEndOfData &= endOfData.getStopMode() == StopMode.DRAIN;
         }
-        return new BufferOrEvent(event, false, info, !isFinished() && moreAvailable(), size, false);
+        return new BufferOrEvent(event, priority, info, !isFinished() && moreAvailable(), size,
+                priority && sluice.priorityEventAvailableFuture().isDone());
     }
 
     private boolean moreAvailable() {

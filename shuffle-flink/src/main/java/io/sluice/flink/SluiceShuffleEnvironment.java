@@ -26,7 +26,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -180,30 +179,12 @@ public final class SluiceShuffleEnvironment
             }
         }
         // One Sluice gate per consumed subpartition index (usually exactly one), read as a union.
-        Map<Integer, List<Integer>> channelsBySubpartition = new LinkedHashMap<>();
-        for (int i = 0; i < channels; i++) {
-            channelsBySubpartition.computeIfAbsent(subpartitions[i], k -> new ArrayList<>()).add(i);
-        }
-        List<io.sluice.api.InputGateDeploymentDescriptor> sluiceGates = new ArrayList<>();
-        int[] toSluiceChannel = new int[channels];
-        int offset = 0;
-        for (Map.Entry<Integer, List<Integer>> group : channelsBySubpartition.entrySet()) {
-            List<io.sluice.api.ShuffleDescriptor> groupChannels = new ArrayList<>();
-            for (int flinkChannel : group.getValue()) {
-                toSluiceChannel[flinkChannel] = offset + groupChannels.size();
-                groupChannels.add(sluiceChannels[flinkChannel]);
-            }
-            sluiceGates.add(new io.sluice.api.InputGateDeploymentDescriptor(group.getKey(), groupChannels));
-            offset += groupChannels.size();
-        }
-        List<io.sluice.api.InputGate> created = sluice.createInputGates(ownerName + " (gate " + gateIndex + ")",
-                sluiceGates);
-        io.sluice.api.InputGate gate = created.size() == 1 ? created.get(0)
-                : new io.sluice.api.UnionInputGate(created);
+        SubpartitionGroups groups = SubpartitionGroups.of(subpartitions, sluiceChannels);
+        io.sluice.api.InputGate gate = groups.createGate(sluice, ownerName + " (gate " + gateIndex + ")");
         InputChannel[] standIns = FlinkChannelStandIns.create(ownerName, gateIndex, descriptor.getConsumedResultId(),
                 descriptor.getConsumedPartitionType(), partitionIds, subpartitions);
         return new SluiceInputGate(ownerName, gateIndex, descriptor.getConsumedPartitionType(), gate,
-                toSluiceChannel, subpartitions, standIns, numBuffersIn);
+                groups.toSluiceChannel(), subpartitions, standIns, numBuffersIn);
     }
 
     private static SluiceShuffleDescriptor sluiceDescriptor(ShuffleDescriptor descriptor, ShuffleIOOwnerContext owner) {
