@@ -12,6 +12,7 @@ import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.metrics.ResultPartitionBytesCounter;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
 import org.apache.flink.runtime.io.network.partition.ChannelStateHolder;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
@@ -60,9 +61,15 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     private final String ownerName;
     private final int numberOfSubpartitions;
     private final int numTargetKeyGroups;
+    private final boolean blocking;
     private final Executor callbackExecutor;
     private final TaskEventPublisher taskEventPublisher;
 
+    /**
+     * Bytes per subpartition, records and events with their framing, for Flink's adaptive batch scheduler (it reads
+     * them from the task's I/O metrics when the task finishes to size and balance the consumers). Task thread.
+     */
+    private final ResultPartitionBytesCounter partitionBytes;
     private final CompletableFuture<Void> allDataProcessed = new CompletableFuture<>();
     private final BitSet acknowledgedSubpartitions; // guarded by itself
 
@@ -76,16 +83,22 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     private long reportedBuffers; // guarded by this
 
     SluiceResultPartitionWriter(io.sluice.api.ResultPartitionWriter sluice, ResultPartitionID partitionId,
-                                String ownerName, int numTargetKeyGroups, Executor callbackExecutor,
+                                String ownerName, int numTargetKeyGroups, boolean blocking, Executor callbackExecutor,
                                 TaskEventPublisher taskEventPublisher) {
         this.sluice = Objects.requireNonNull(sluice, "sluice");
         this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
         this.ownerName = ownerName;
         this.numberOfSubpartitions = sluice.numberOfSubpartitions();
         this.numTargetKeyGroups = numTargetKeyGroups;
+        this.blocking = blocking;
         this.callbackExecutor = callbackExecutor;
         this.taskEventPublisher = taskEventPublisher;
         this.acknowledgedSubpartitions = new BitSet(numberOfSubpartitions);
+        this.partitionBytes = new ResultPartitionBytesCounter(numberOfSubpartitions);
+        if (blocking) {
+            // Its consumers start after this task finished: nobody will acknowledge, and nothing needs to be.
+            allDataProcessed.complete(null);
+        }
     }
 
     /** @return the Sluice partition under this writer */
@@ -125,18 +138,21 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         // Flink's buffer is not reused after this call; moving its position skips Flink's length prefix.
         record.position(record.position() + FLINK_LENGTH_PREFIX);
         sluice.emitRecord(record, targetSubpartition);
+        partitionBytes.inc(targetSubpartition, FLINK_LENGTH_PREFIX + record.remaining());
     }
 
     @Override
     public void broadcastRecord(ByteBuffer record) throws IOException {
         record.position(record.position() + FLINK_LENGTH_PREFIX);
         sluice.broadcastRecord(record);
+        partitionBytes.incAll(FLINK_LENGTH_PREFIX + record.remaining());
     }
 
     @Override
     public void broadcastEvent(AbstractEvent event, boolean isPriorityEvent) throws IOException {
         ByteBuffer serialized = EventSerializer.toSerializedEvent(event);
-        if (!isPriorityEvent && Buffer.DataType.getDataType(event, false).isBlockingUpstream()) {
+        partitionBytes.incAll(serialized.remaining());
+        if (!isPriorityEvent && !blocking && Buffer.DataType.getDataType(event, false).isBlockingUpstream()) {
             sluice.broadcastBlockingEvent(serialized);
         } else {
             sluice.broadcastEvent(serialized, isPriorityEvent);
@@ -162,7 +178,10 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         }
     }
 
-    /** Completes once the consumer of every subpartition acknowledged that it processed all records. */
+    /**
+     * Completes once the consumer of every subpartition acknowledged that it processed all records; for a blocking
+     * partition at once, as Flink's own blocking partitions do (its consumers run after this task finished).
+     */
     @Override
     public CompletableFuture<Void> getAllDataProcessedFuture() {
         return allDataProcessed;
@@ -172,6 +191,7 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     public synchronized void setMetricGroup(TaskIOMetricGroup metrics) {
         numBytesOut = metrics.getNumBytesOutCounter();
         numBuffersOut = metrics.getNumBuffersOutCounter();
+        metrics.registerResultPartitionBytesCounter(partitionId.getPartitionId(), partitionBytes);
         updateMetrics();
     }
 

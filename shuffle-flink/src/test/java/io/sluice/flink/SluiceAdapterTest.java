@@ -412,7 +412,7 @@ class SluiceAdapterTest {
             io.sluice.api.ResultPartitionWriter sluice = producer.createResultPartitionWriters("producer", List.of(
                     new ResultPartitionDeploymentDescriptor(descriptor, PartitionType.PIPELINED_BOUNDED,
                             subpartitions))).get(0);
-            SluiceResultPartitionWriter writer = new SluiceResultPartitionWriter(sluice, flinkId, "producer", 128,
+            SluiceResultPartitionWriter writer = new SluiceResultPartitionWriter(sluice, flinkId, "producer", 128, false,
                     Runnable::run, dispatcher);
             writer.setup();
             descriptors.put(writer, descriptor);

@@ -11,6 +11,8 @@ import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
 import org.apache.flink.runtime.shuffle.PartitionDescriptor;
 import org.apache.flink.runtime.shuffle.ProducerDescriptor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.net.InetAddress;
 import java.util.Optional;
@@ -46,16 +48,30 @@ class SluiceShuffleMasterTest {
         }
     }
 
-    @Test
-    void blockingPartition_failsItsRegistration_namingThePartitionType() {
+    @ParameterizedTest
+    @EnumSource(value = ResultPartitionType.class, names = {"BLOCKING", "BLOCKING_PERSISTENT"})
+    void blockingPartition_isRegisteredWithSluice_andStoresItsFilesOnTheProducer(ResultPartitionType type)
+            throws Exception {
+        try (SluiceShuffleMaster master = new SluiceShuffleMaster(ShuffleConfig.empty())) {
+            SluiceShuffleDescriptor descriptor =
+                    master.registerPartitionWithProducer(new JobID(), partition(type), producer).get();
+
+            assertEquals(Optional.of(producerTaskManager), descriptor.storesLocalResourcesOn());
+            assertEquals(io.sluice.api.PartitionType.BLOCKING, PartitionTypes.toSluice(type, "p", "r"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ResultPartitionType.class, names = {"HYBRID_FULL", "HYBRID_SELECTIVE", "PIPELINED_APPROXIMATE"})
+    void hybridPartition_failsItsRegistration_namingThePartitionTypeAndTheOption(ResultPartitionType type) {
         try (SluiceShuffleMaster master = new SluiceShuffleMaster(ShuffleConfig.empty())) {
             CompletableFuture<SluiceShuffleDescriptor> registration = master.registerPartitionWithProducer(
-                    new JobID(), partition(ResultPartitionType.BLOCKING), producer);
+                    new JobID(), partition(type), producer);
 
             ExecutionException failure = assertThrows(ExecutionException.class, registration::get);
             assertInstanceOf(UnsupportedPartitionTypeException.class, failure.getCause());
-            assertTrue(failure.getCause().getMessage().contains("is BLOCKING"), failure.getCause().getMessage());
-            assertTrue(failure.getCause().getMessage().contains("execution.runtime-mode: STREAMING"),
+            assertTrue(failure.getCause().getMessage().contains("is " + type), failure.getCause().getMessage());
+            assertTrue(failure.getCause().getMessage().contains("execution.batch-shuffle-mode: ALL_EXCHANGES_BLOCKING"),
                     failure.getCause().getMessage());
         }
     }
