@@ -36,13 +36,15 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Records: Flink hands each record already framed (a 4-byte big-endian length, then the bytes), which is exactly
  * Sluice's framing; the writer skips Flink's prefix and lets Sluice frame it again, so a consumer's buffers hold the
  * byte stream Flink's record deserializer expects. Events are serialized with Flink's event serializer and sent as
- * Sluice events; those Flink marks as blocking upstream (aligned checkpoint barriers, end of channel state) go as
- * Sluice blocking events, so the subpartition sends nothing after them until the consumer resumes it. {@link #finish()}
+ * Sluice events (priority events as Sluice priority events, which overtake queued data); in a pipelined partition
+ * those Flink marks as blocking upstream (aligned checkpoint barriers, end of channel state) go as Sluice blocking
+ * events, so the subpartition sends nothing after them until the consumer resumes it. A blocking partition keeps
+ * every event in order and blocks nothing (its consumers read after the producer finished). {@link #finish()}
  * sends Flink's {@link EndOfPartitionEvent} before Sluice's own end of partition.
  *
  * <p>Backpressure: {@link #getAvailableFuture()} is Sluice's {@code availableFuture()}: when it is done, a buffer is
- * free and an emit does not block Flink's mailbox thread (records larger than one free buffer may still wait, as
- * Sluice has no overdraft buffers).
+ * free and an emit does not block Flink's mailbox thread; a record larger than that buffer continues on Sluice's
+ * overdraft buffers ({@link #setMaxOverdraftBuffersPerGate}), as on Flink's own partitions.
  *
  * <p>Threads: emit, broadcast, finish and the end-of-data calls come from the task thread; {@link #flushAll()} also
  * from Flink's output flusher; acknowledgements arrive on a Sluice transport or consumer thread and are completed
@@ -127,10 +129,14 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         return numTargetKeyGroups;
     }
 
-    /** Sluice has no overdraft buffers: a record waits for a free buffer instead. */
+    /**
+     * Flink's {@code taskmanager.network.memory.max-overdraft-buffers-per-gate} (default 5) becomes the Sluice
+     * partition's overdraft allowance: a record spanning several buffers, started when {@link #getAvailableFuture()}
+     * said available, completes on buffers beyond the partition's memory instead of blocking the mailbox thread.
+     */
     @Override
     public void setMaxOverdraftBuffersPerGate(int maxOverdraftBuffersPerGate) {
-        LOG.debug("{}: {} overdraft buffers requested; Sluice has none", ownerName, maxOverdraftBuffersPerGate);
+        sluice.setMaxOverdraftBuffers(maxOverdraftBuffersPerGate);
     }
 
     @Override

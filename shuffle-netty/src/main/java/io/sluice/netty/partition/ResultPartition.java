@@ -87,6 +87,8 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     private volatile boolean releasedAfterFinish;
     private int subpartitionsDone; // guarded by stateLock
     private LocalBufferPool bufferPool; // written once under stateLock before RUNNING; read after
+    /** Overdraft allowance; handed to the pool at setup and whenever it changes afterwards. */
+    private int maxOverdraftBuffers; // guarded by stateLock
     private ScheduledFuture<?> flushTask; // guarded by stateLock
 
     private volatile Consumer<ByteBuffer> taskEventListener;
@@ -141,6 +143,26 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     /**
      * {@inheritDoc}
      *
+     * <p>The allowance is the pool's ({@link LocalBufferPool#requestOverdraftBufferBuilder}); a record takes an
+     * overdraft buffer only when the pool has none of its own free.
+     */
+    @Override
+    public void setMaxOverdraftBuffers(int maxOverdraftBuffers) {
+        if (maxOverdraftBuffers < 0) {
+            throw new IllegalArgumentException("max overdraft buffers of partition " + partitionId + " of "
+                    + ownerName + " must be >= 0, was " + maxOverdraftBuffers);
+        }
+        synchronized (stateLock) {
+            this.maxOverdraftBuffers = maxOverdraftBuffers;
+            if (bufferPool != null) {
+                bufferPool.setMaxOverdraftBuffers(maxOverdraftBuffers);
+            }
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * @throws ShuffleException when the environment is closed (or its close has begun): nothing stays reserved or
      *                          registered
      */
@@ -157,6 +179,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
                         + " is already set up (state " + state + ")");
             }
             bufferPool = poolFactory.createPartitionPool(partitionId, subpartitions.length);
+            bufferPool.setMaxOverdraftBuffers(maxOverdraftBuffers);
             try {
                 partitionManager.registerPartition(this);
             } catch (ShuffleException e) {
@@ -579,6 +602,10 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         BufferBuilder builder;
         try {
             builder = bufferPool.requestBufferBuilder(target);
+            if (builder == null) {
+                // Within the overdraft allowance, a record under way completes without blocking (0: no overdraft).
+                builder = bufferPool.requestOverdraftBufferBuilder(target);
+            }
         } catch (BufferPoolDestroyedException e) {
             // A concurrent release (or the environment's close) destroyed the pool after the state check.
             throw releasedException(e);
