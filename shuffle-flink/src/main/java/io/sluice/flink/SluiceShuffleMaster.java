@@ -47,12 +47,10 @@ final class SluiceShuffleMaster implements ShuffleMaster<SluiceShuffleDescriptor
                 new org.apache.flink.runtime.io.network.partition.ResultPartitionID(
                         partition.getPartitionId(), producer.getProducerExecutionId());
         // A TaskManager that communicates locally only has no data port (-1); its consumers read in-process.
-        // Connection index 0: all partitions between two TaskManagers share one connection (Flink does not expose
-        // its own connection index to plug-ins).
         int port = Math.max(0, producer.getDataPort());
         io.sluice.api.PartitionDescriptor sluicePartition = new io.sluice.api.PartitionDescriptor(
                 PartitionIds.toSluice(flinkId), type,
-                partition.getNumberOfSubpartitions(), 0);
+                partition.getNumberOfSubpartitions(), connectionIndex(partition));
         io.sluice.api.ProducerDescriptor sluiceProducer = new io.sluice.api.ProducerDescriptor(
                 PartitionIds.toSluice(producer.getProducerLocation()),
                 new InetSocketAddress(producer.getAddress(), port));
@@ -76,5 +74,15 @@ final class SluiceShuffleMaster implements ShuffleMaster<SluiceShuffleDescriptor
     @Override
     public void close() {
         sluice.close();
+    }
+
+    /**
+     * One connection between two TaskManagers per intermediate result, as on Flink's own shuffle (Flink 2.3 gives
+     * each intermediate result a random connection index and opens one connection per producer address and index).
+     * Flink's index is package-private, so the result's id stands in for it: every partition of a result gets the
+     * same index, different results (almost always) different ones.
+     */
+    static int connectionIndex(PartitionDescriptor partition) {
+        return partition.getResultId().hashCode() & Integer.MAX_VALUE;
     }
 }

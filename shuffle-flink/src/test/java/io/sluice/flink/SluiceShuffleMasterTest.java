@@ -1,6 +1,7 @@
 package io.sluice.flink;
 
 import io.sluice.api.ShuffleConfig;
+import io.sluice.netty.NettyShuffleDescriptor;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
@@ -77,6 +78,24 @@ class SluiceShuffleMasterTest {
     }
 
     @Test
+    void partitionsOfOneIntermediateResult_shareAConnection_andDifferentResultsUseTheirOwn() throws Exception {
+        try (SluiceShuffleMaster master = new SluiceShuffleMaster(ShuffleConfig.empty())) {
+            IntermediateDataSetID result = new IntermediateDataSetID();
+            int first = connectionIndexOf(master, partition(result));
+            int second = connectionIndexOf(master, partition(result));
+            int other = connectionIndexOf(master, partition(new IntermediateDataSetID()));
+
+            assertEquals(first, second, "one connection per intermediate result, as on Flink's own shuffle");
+            assertNotEquals(first, other, "another result goes over a connection of its own");
+        }
+    }
+
+    private int connectionIndexOf(SluiceShuffleMaster master, PartitionDescriptor partition) throws Exception {
+        SluiceShuffleDescriptor descriptor = master.registerPartitionWithProducer(new JobID(), partition, producer).get();
+        return assertInstanceOf(NettyShuffleDescriptor.class, descriptor.sluiceDescriptor()).connectionIndex();
+    }
+
+    @Test
     void sluicePartitionIds_areTheSameForTheSameAttempt_andDifferAcrossAttempts() {
         IntermediateResultPartitionID partition = new IntermediateResultPartitionID();
         ExecutionAttemptID attempt = ExecutionAttemptID.randomId();
@@ -90,5 +109,10 @@ class SluiceShuffleMasterTest {
     private static PartitionDescriptor partition(ResultPartitionType type) {
         return new PartitionDescriptor(new IntermediateDataSetID(), 4, new IntermediateResultPartitionID(), type, 4,
                 0, false, true, false);
+    }
+
+    private static PartitionDescriptor partition(IntermediateDataSetID result) {
+        return new PartitionDescriptor(result, 4, new IntermediateResultPartitionID(),
+                ResultPartitionType.PIPELINED_BOUNDED, 4, 0, false, true, false);
     }
 }
