@@ -74,7 +74,7 @@ final class ShuffleBufferOrEvent implements BufferOrEvent {
 
     @Override
     public String toString() {
-        return (priority ? "priority event" : isEvent() ? "event" : "buffer") + " of " + buffer.readableBytes() + " bytes from channel "
-                + channelIndex;
+        return (priority ? "priority event" : isEvent() ? "event" : "buffer") + " of " + buffer.readableBytes()
+                + " bytes from channel " + channelIndex;
     }
 }
