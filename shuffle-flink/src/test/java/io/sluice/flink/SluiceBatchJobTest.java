@@ -19,13 +19,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A Flink batch job (runtime mode BATCH: every exchange a BLOCKING partition) on 2 TaskManagers x 2 slots, on Flink's
@@ -56,8 +60,15 @@ class SluiceBatchJobTest {
         Configuration sluiceOptions = new Configuration(batch);
         sluiceOptions.setString("sluice.shuffle.tmp-dirs", shuffleDirectory.toString());
         List<Tuple3<Long, Long, Long>> onSluice;
+        int mostFilesSeen;
         try (MiniCluster sluice = FlinkClusters.start(Shuffle.SLUICE, sluiceOptions)) {
-            onSluice = runBatchJob(sluice, "batch-sluice");
+            FileWatch watch = new FileWatch(shuffleDirectory);
+            try {
+                onSluice = runBatchJob(sluice, "batch-sluice");
+            } finally {
+                mostFilesSeen = watch.stop();
+            }
+            assertTrue(mostFilesSeen > 0, "the blocking exchanges went through Sluice's partition files");
             assertNoPartitionFileWithin(shuffleDirectory);
             SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
         }
@@ -91,6 +102,37 @@ class SluiceBatchJobTest {
             files = partitionFiles(directory);
         }
         assertEquals(List.of(), files, "partition files left after the job");
+    }
+
+    /** Counts the partition files under a directory every few milliseconds while a job runs; remembers the most. */
+    private static final class FileWatch {
+
+        private final AtomicInteger most = new AtomicInteger();
+        private final AtomicBoolean stopped = new AtomicBoolean();
+        private final Thread thread;
+
+        FileWatch(Path directory) {
+            thread = new Thread(() -> {
+                while (!stopped.get()) {
+                    try {
+                        most.accumulateAndGet(partitionFiles(directory).size(), Math::max);
+                        Thread.sleep(5);
+                    } catch (IOException | UncheckedIOException e) {
+                        // A file deleted while the directory was walked: count again.
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "partition-file-watch");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        int stop() throws InterruptedException {
+            stopped.set(true);
+            thread.join();
+            return most.get();
+        }
     }
 
     private static List<Path> partitionFiles(Path directory) throws IOException {
