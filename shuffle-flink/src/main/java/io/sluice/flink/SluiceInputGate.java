@@ -70,6 +70,8 @@ public final class SluiceInputGate extends IndexedInputGate {
     private final CompletableFuture<Void> partitionsRequested = new CompletableFuture<>();
     private final CompletableFuture<Void> stateConsumed = new CompletableFuture<>();
     private final CompletableFuture<Void> bufferFilteringComplete = new CompletableFuture<>();
+    /** Never completed: what a closed gate answers for priority events. */
+    private final CompletableFuture<Void> noMorePriorityEvents = new CompletableFuture<>();
 
     private volatile State state = State.CREATED; // written by the task thread or close()
     private final BitSet endedChannels; // task thread
@@ -217,11 +219,13 @@ public final class SluiceInputGate extends IndexedInputGate {
 
     /**
      * Sluice's priority future: while it is done, the next {@link #pollNext()} returns a priority event (Flink's
-     * checkpointed gate polls priority events from a mail when this completes and checks exactly that).
+     * checkpointed gate polls priority events from a mail when this completes and checks exactly that). A closed
+     * gate has none to poll, so it hands out a future that never completes: a done one would make Flink's gate
+     * re-enqueue its priority mail without end.
      */
     @Override
     public CompletableFuture<?> getPriorityEventAvailableFuture() {
-        return state == State.CLOSED ? AvailabilityProvider.AVAILABLE : sluice.priorityEventAvailableFuture();
+        return state == State.CLOSED ? noMorePriorityEvents : sluice.priorityEventAvailableFuture();
     }
 
     @Override

@@ -193,6 +193,8 @@ class SluiceAdapterTest {
             writer.finish();
             writer.close();
             gate.close();
+            assertFalse(gate.getPriorityEventAvailableFuture().isDone(),
+                    "a closed gate has no priority event for Flink's priority mail to poll");
         }
     }
 
