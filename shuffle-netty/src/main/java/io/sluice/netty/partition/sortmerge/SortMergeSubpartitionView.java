@@ -10,6 +10,7 @@ import io.sluice.netty.partition.BufferAndBacklog;
 import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.ResultSubpartitionView;
+import io.sluice.netty.partition.SharedFileChannel;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -53,6 +54,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private final BufferAvailabilityListener listener;
     private final BlockingReadScheduler scheduler;
 
+    /** This reader's one open handle of the data file, shared with the file spans it hands out. */
+    private final SharedFileChannel dataFile;
     // I/O thread only.
     private final FileChannel data;
     private final FileChannel index;
@@ -70,6 +73,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private final ArrayDeque<Object> queue = new ArrayDeque<>(); // guarded by lock
     private State state = State.READING; // guarded by lock
     private Throwable failureCause; // guarded by lock
+    /** Whether the consumer let go and the file handles were given up (once, also after a failure). */
+    private boolean handlesClosed; // guarded by lock
     /** Data buffers in the queue; read without the lock by the scheduler as an estimate. */
     private volatile int queuedDataBuffers; // written under lock
     /** The end-of-partition event was queued: nothing more to read. */
@@ -112,6 +117,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     + " in " + partition.dataPath().getParent() + ": " + e, e);
         }
         this.data = openedData;
+        this.dataFile = new SharedFileChannel(partition.dataPath(), openedData);
     }
 
     /** Starts reading: registers with the scheduler. */
@@ -351,7 +357,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             queue.poll();
             queuedDataBuffers--;
             Object next = queue.peek();
-            span = new FileSpan(partition.dataPath(), head.position(), head.length(), next != null,
+            // The span's own reference: the view may be released while the sender still writes it.
+            span = new FileSpan(dataFile.retain(), head.position(), head.length(), next != null,
                     estimatedBacklog(), isEvent(next), sequenceNumber++);
         }
         if (!endQueued) {
@@ -405,8 +412,11 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     public void releaseAllResources() {
         List<Buffer> dropped;
         boolean first;
+        boolean closeHandles;
         synchronized (lock) {
             first = state != State.RELEASED;
+            closeHandles = !handlesClosed;
+            handlesClosed = true;
             state = State.RELEASED;
             released = true;
             dropped = drainLocked();
@@ -415,8 +425,11 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             scheduler.unregister(this);
         }
         recycleAll(dropped);
-        closeQuietly(data);
-        closeQuietly(index);
+        if (closeHandles) {
+            // The handle closes once the spans still in flight are written too.
+            dataFile.release();
+            closeQuietly(index);
+        }
         partition.onViewReleased(this);
     }
 
