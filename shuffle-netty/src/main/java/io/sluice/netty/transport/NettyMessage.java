@@ -8,7 +8,8 @@ import io.netty.buffer.ByteBuf;
  * {@link ClientMessageDecoder} take it out again.
  *
  * <p>Client to server: {@link PartitionRequest}, {@link AddCredit}, {@link CancelPartitionRequest},
- * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}. Server to client: {@link BufferResponse},
+ * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}, {@link ReleasePartitions} (from a
+ * shuffle master). Server to client: {@link BufferResponse},
  * {@link ErrorResponse}. Both directions: {@link Heartbeat}.
  * The hierarchy is closed (package-private constructor).
  */

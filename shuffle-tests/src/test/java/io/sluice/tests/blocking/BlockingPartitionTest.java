@@ -6,7 +6,9 @@ import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
+import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
+import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.tests.support.Await;
 import io.sluice.tests.support.BackgroundTask;
@@ -150,6 +152,87 @@ class BlockingPartitionTest {
             assertTrue(verifier.records() < records[0], "the read ended early");
             reader.close();
             Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
+        }
+    }
+
+    /**
+     * The master's release reaches the producer's environment (a ReleasePartitions message to its data port): the
+     * reader there fails with the documented exception, the files go once it has let go, the environment forgets the
+     * partition, and every segment is back.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
+    void releasePartitionExternally_duringARead_failsTheReader_deletesTheFilesAtTheProducer(BlockingLink link)
+            throws Exception {
+        try (ShuffleFixture shuffle = link.start(config())) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 1, 0);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            long[] records = produce(writer, 20L << 20);
+            writer.finish();
+            writer.close();
+            RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
+            RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
+            RecordTraffic.read(reader, verifier, 10); // reading has begun
+
+            shuffle.master().releasePartitionExternally(partition.descriptor());
+            ShuffleEnvironment producer = shuffle.producerEnvironment();
+            // The release travels to the producer's data port: the reader continues once it has arrived there.
+            Await.until(() -> !producer.partitionsOccupyingLocalResources().contains(partition.id()),
+                    Await.EVENTUALLY, () -> "partitions at the producer: "
+                            + producer.partitionsOccupyingLocalResources());
+
+            Throwable failure = shuffle.fork("consumer", () -> RecordTraffic.readToEnd(reader, verifier))
+                    .awaitFailure(Await.EVENTUALLY);
+            assertInstanceOf(ProducerFailedException.class, failure, "what the reader of a released partition got");
+            assertTrue(failure.getMessage().contains(partition.id().toString()), failure.getMessage());
+            assertTrue(verifier.records() < records[0], "the read ended early");
+            reader.close();
+            Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
+            assertAllSegmentsFree(producer, "the producer after the external release");
+        }
+    }
+
+    /** Under TLS the master authenticates like any peer: with the cluster's certificate its release is obeyed. */
+    @Test
+    void releasePartitionExternally_overTls_deletesTheFiles() throws Exception {
+        ShuffleConfig config = TestPkis.cluster().configure(config(), "jdk");
+        try (ShuffleFixture shuffle = ShuffleFixture.start(Transport.NIO, config)) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            produce(writer, 1L << 20);
+            writer.finish();
+            writer.close();
+            assertEquals(2, dataFiles().size(), "files of the finished partition: " + dataFiles());
+
+            shuffle.master().releasePartitionExternally(partition.descriptor());
+
+            Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
+        }
+    }
+
+    /** A master whose certificate the environments do not trust cannot release their partitions. */
+    @Test
+    void releasePartitionExternally_fromAnUntrustedMaster_isRefused_filesStay() throws Exception {
+        ShuffleConfig config = TestPkis.cluster().configure(config(), "jdk");
+        try (ShuffleFixture shuffle = ShuffleFixture.start(Transport.NIO, config);
+             ShuffleMaster stranger = ShuffleServiceLoader.load(TestPkis.foreign().configure(config(), "jdk"))
+                     .createShuffleMaster(TestPkis.foreign().configure(config(), "jdk"))) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            long[] records = produce(writer, 1L << 20);
+            writer.finish();
+            writer.close();
+
+            stranger.releasePartitionExternally(partition.descriptor());
+            Thread.sleep(1000); // the refusal takes a handshake; no assertion depends on the exact time
+
+            assertEquals(2, dataFiles().size(), "files after an untrusted master's release: " + dataFiles());
+            assertTrue(shuffle.producerEnvironment().partitionsOccupyingLocalResources().contains(partition.id()),
+                    "the partition is still registered at its producer");
+            readEverySubpartition(shuffle, partition, records, "after the refused release");
         }
     }
 
