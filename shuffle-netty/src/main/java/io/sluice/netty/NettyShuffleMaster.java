@@ -8,6 +8,7 @@ import io.sluice.api.ResourceId;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
+import io.sluice.netty.config.EnvironmentConfig;
 import io.sluice.netty.tls.OpenSslSupport;
 import io.sluice.netty.tls.TlsContexts;
 import io.sluice.netty.transport.PartitionReleaseClient;

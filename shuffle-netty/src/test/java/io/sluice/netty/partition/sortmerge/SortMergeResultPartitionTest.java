@@ -12,7 +12,7 @@ import io.sluice.netty.file.FileChannelManager;
 import io.sluice.netty.partition.BufferAndBacklog;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.SharedFileChannel;
-import io.sluice.netty.testing.Await;
+import io.sluice.testing.Await;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import org.junit.jupiter.api.AfterEach;
