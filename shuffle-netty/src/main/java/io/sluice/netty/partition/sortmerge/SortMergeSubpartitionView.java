@@ -64,6 +64,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private int nextRegion;
     private long position;
     private long remainingInRegion;
+    /** Whether {@code header} already holds the next buffer's header (read together with the previous payload). */
+    private boolean headerPrefetched;
+    /** Where the data channel's own position is (-1: unknown); only the scatter reads below move it. */
+    private long channelPosition = -1;
+    /** Header and payload target of one scatter read. */
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
     private boolean sized;
     /** Bytes of this subpartition still on disk, unread; -1 until the I/O thread has summed the index. */
     private volatile long unreadBytes = -1;
@@ -82,6 +88,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private volatile boolean released; // mirrors state == RELEASED for lock-free checks
     /** Consumer thread only. */
     private int sequenceNumber;
+    /** The share of the read budget the scheduler last gave this view; written by the I/O thread. */
+    private volatile int lastShare = 1;
     /** Whether uncompressed data is queued as file spans rather than read. */
     private volatile boolean fileSpans;
 
@@ -152,6 +160,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             if (!sized) {
                 sumIndex();
             }
+            lastShare = share;
             while (!released && !endQueued && queuedDataBuffers < share) {
                 if (remainingInRegion == 0) {
                     if (nextRegion == partition.regions()) {
@@ -164,8 +173,13 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     readIndexEntry(nextRegion++);
                     continue;
                 }
-                readFully(data, header.clear(), position);
-                header.flip();
+                if (headerPrefetched) {
+                    // Read with the previous buffer's bytes.
+                    headerPrefetched = false;
+                } else {
+                    readFully(data, header.clear(), position);
+                    header.flip();
+                }
                 int length = header.getInt();
                 byte kind = header.get();
                 boolean compressed = (header.get() & PartitionFiles.FLAG_COMPRESSED) != 0;
@@ -223,7 +237,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                         + " exceeds the segment size " + capacity + "; was it written with another segment size?");
             }
             target.limit(length);
-            readFully(data, target, at);
+            if (remainingInRegion > 2L * PartitionFiles.BUFFER_HEADER_BYTES + length) {
+                // Another buffer follows in this span: read its header with these bytes, one system call for both.
+                readWithNextHeader(target, at);
+            } else {
+                readFully(data, target, at);
+            }
             return length;
         }
         ByteBuffer scratch = budget.compressedScratch();
@@ -234,6 +253,29 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         readFully(data, scratch, at);
         return budget.decompressor().decompress(scratch, 0, length, target, 0, capacity,
                 "buffer at offset " + at + " of " + partition.dataPath());
+    }
+
+    /** Reads {@code target} from {@code at} and the 8 header bytes right after it into {@code header}. */
+    private void readWithNextHeader(ByteBuffer target, long at) throws IOException {
+        if (channelPosition != at) {
+            data.position(at);
+        }
+        header.clear();
+        scatter[0] = target;
+        scatter[1] = header;
+        long expected = target.remaining() + (long) PartitionFiles.BUFFER_HEADER_BYTES;
+        long read = 0;
+        while (read < expected) {
+            long n = data.read(scatter);
+            if (n < 0) {
+                channelPosition = -1;
+                throw new IOException("unexpected end of file at offset " + (at + read));
+            }
+            read += n;
+        }
+        channelPosition = at + expected;
+        header.flip();
+        headerPrefetched = true;
     }
 
     /** Sums this subpartition's spans, for the backlog the consumer is told (so it can lend floating buffers). */
@@ -341,10 +383,18 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             nextIsEvent = isEvent(next);
             backlog = estimatedBacklog();
         }
-        if (!endQueued) {
+        wakeSchedulerIfLow();
+        return new BufferAndBacklog(buffer, more, backlog, nextIsEvent, false, sequenceNumber++);
+    }
+
+    /**
+     * Asks the I/O thread for more once this view's queue has fallen to half its share, not after every buffer: the
+     * thread then refills it in one batch of sequential reads, and wakes up once per batch instead of per buffer.
+     */
+    private void wakeSchedulerIfLow() {
+        if (!endQueued && queuedDataBuffers <= lastShare / 2) {
             scheduler.wakeUp();
         }
-        return new BufferAndBacklog(buffer, more, backlog, nextIsEvent, false, sequenceNumber++);
     }
 
     @Override
@@ -361,9 +411,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             span = new FileSpan(dataFile.retain(), head.position(), head.length(), next != null,
                     estimatedBacklog(), isEvent(next), sequenceNumber++);
         }
-        if (!endQueued) {
-            scheduler.wakeUp();
-        }
+        wakeSchedulerIfLow();
         return span;
     }
 
