@@ -160,6 +160,11 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         writeAndFlush();
     }
 
+    /** Whether this connection writes file spans as FileRegions (TCP, no TLS, no compression). Any thread. */
+    boolean sendsFileRegions() {
+        return fileRegions;
+    }
+
     /** Sends what a reader has now that its view is attached. Event loop. */
     void onViewAttached(CreditBasedViewReader reader) {
         if (fileRegions) {

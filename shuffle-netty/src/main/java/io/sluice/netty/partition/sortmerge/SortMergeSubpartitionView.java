@@ -126,6 +126,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         }
         this.data = openedData;
         this.dataFile = new SharedFileChannel(partition.dataPath(), openedData);
+        // Known before the first read, so a zero-copy reader never reads data into memory.
+        this.fileSpans = listener.acceptsFileSpans();
     }
 
     /** Starts reading: registers with the scheduler. */

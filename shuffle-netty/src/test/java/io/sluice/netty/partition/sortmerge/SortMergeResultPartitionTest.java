@@ -10,6 +10,7 @@ import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.file.FileChannelManager;
 import io.sluice.netty.partition.BufferAndBacklog;
+import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.SharedFileChannel;
 import io.sluice.testing.Await;
@@ -48,6 +49,18 @@ class SortMergeResultPartitionTest {
 
     @TempDir
     Path tmp;
+
+    /** A reader whose connection sends file bytes to its socket (as a TCP connection without TLS does). */
+    private static final BufferAvailabilityListener ZERO_COPY_READER = new BufferAvailabilityListener() {
+        @Override
+        public void notifyDataAvailable() {
+        }
+
+        @Override
+        public boolean acceptsFileSpans() {
+            return true;
+        }
+    };
 
     private NetworkBufferPool networkPool;
     private ResultPartitionManager manager;
@@ -190,8 +203,7 @@ class SortMergeResultPartitionTest {
         ByteArrayOutputStream[] expected = writeMixedTraffic(partition);
         partition.finish();
         long handlesBefore = openHandlesOf(partition);
-        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 1, () -> { });
-        view.enableFileSpans();
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 1, ZERO_COPY_READER);
 
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         int spans = 0;
@@ -254,10 +266,7 @@ class SortMergeResultPartitionTest {
         long before = openHandlesOf(partition);
         for (int round = 0; round < 50; round++) {
             ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), round % 3,
-                    () -> { });
-            if (round % 2 == 0) {
-                view.enableFileSpans();
-            }
+                    round % 2 == 0 ? ZERO_COPY_READER : () -> { });
             // Take a few elements (spans are released as a sender would), then let go in the middle of the data.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             for (int taken = 0; taken < 5; ) {
