@@ -24,6 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -287,6 +289,59 @@ class SortMergeResultPartitionTest {
         }
         assertEquals(before, openHandlesOf(partition), "open handles of the partition's files after 50 readers");
         Await.until(() -> reads.segmentsInUse() == 0, "read segments back after the readers left");
+        partition.release(null);
+    }
+
+    /**
+     * Memory does not grow with the data: writing ten times the regions takes no more direct memory than writing the
+     * first ones (the index goes to its file region by region, nothing per region stays in memory), the writer's
+     * memory is its pool's, and reading all of it back stays within the read budget.
+     */
+    @Test
+    void tenTimesTheRegions_takeNoMoreMemory_writingOrReading() throws Exception {
+        BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(pool -> pool.getName().equals("direct")).findFirst().orElseThrow();
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        byte[] record = new byte[SEGMENT / 3];
+        int perRegion = 4 * SEGMENT / record.length; // the pool holds 4 buffers: a region every ~4 buffers
+        for (int i = 0; i < 20 * perRegion; i++) {
+            partition.emitRecord(ByteBuffer.wrap(record), i % SUBPARTITIONS);
+        }
+        long afterFirstRegions = direct.getMemoryUsed();
+        for (int i = 0; i < 200 * perRegion; i++) {
+            partition.emitRecord(ByteBuffer.wrap(record), i % SUBPARTITIONS);
+        }
+        long afterTenTimesMore = direct.getMemoryUsed();
+        partition.finish();
+        assertTrue(partition.regions() > 200, "regions written: " + partition.regions());
+        assertTrue(afterTenTimesMore - afterFirstRegions < (256 << 10), "direct memory grew by "
+                + (afterTenTimesMore - afterFirstRegions) + " bytes while ten times the regions were written");
+        assertEquals(networkPool.getTotalNumberOfMemorySegments(), networkPool.getNumberOfAvailableMemorySegments(),
+                "writing memory returned at finish");
+
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 0, () -> { });
+        long bytes = 0;
+        int maxInUse = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            assertTrue(System.nanoTime() < deadline, "reader did not end");
+            BufferAndBacklog next = view.getNextBuffer();
+            maxInUse = Math.max(maxInUse, reads.segmentsInUse());
+            if (next == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            boolean end = EventSerializer.isEndOfPartition(next.buffer());
+            bytes += next.buffer().isBuffer() ? next.buffer().getSize() : 0;
+            next.buffer().recycleBuffer();
+            if (end) {
+                break;
+            }
+        }
+        assertEquals(partition.bytesOut() / SUBPARTITIONS, bytes, 4 + record.length, "bytes of subpartition 0");
+        assertTrue(maxInUse <= READ_BUDGET, "read segments in use at most " + maxInUse + " of " + READ_BUDGET);
+        view.releaseAllResources();
         partition.release(null);
     }
 
