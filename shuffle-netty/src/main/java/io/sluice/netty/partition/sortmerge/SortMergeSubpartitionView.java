@@ -417,7 +417,10 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         return span;
     }
 
-    /** Nothing to resume: a blocking partition's events never hold its reader back. */
+    /**
+     * Nothing to resume: a blocking partition's events, {@code broadcastBlockingEvent}'s included, are stored as
+     * ordinary events and never hold its reader back, so a consumer's resume is accepted and does nothing.
+     */
     @Override
     public void resumeConsumption() {
     }
