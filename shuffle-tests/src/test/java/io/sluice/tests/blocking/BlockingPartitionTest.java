@@ -133,51 +133,39 @@ class BlockingPartitionTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
     void releaseDuringRead_failsTheReader_filesGoOnceItHasGone(BlockingLink link) throws Exception {
-        try (ShuffleFixture shuffle = link.start(config())) {
-            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 1, 0);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            long[] records = produce(writer, 20L << 20);
-            writer.finish();
-            RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
-            RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
-            RecordTraffic.read(reader, verifier, 10); // reading has begun
-
-            shuffle.producerEnvironment().releasePartitionsLocally(List.of(partition.id()));
-
-            Throwable failure = shuffle.fork("consumer", () -> RecordTraffic.readToEnd(reader, verifier))
-                    .awaitFailure(Await.EVENTUALLY);
-            assertInstanceOf(ProducerFailedException.class, failure, "what the reader of a released partition got");
-            assertTrue(failure.getMessage().contains(partition.id().toString()), failure.getMessage());
-            assertTrue(verifier.records() < records[0], "the read ended early");
-            reader.close();
-            Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
-        }
+        releaseDuringRead(link, (shuffle, partition) ->
+                shuffle.producerEnvironment().releasePartitionsLocally(List.of(partition.id())));
     }
 
     /**
-     * The master's release reaches the producer's environment (a ReleasePartitions message to its data port): the
-     * reader there fails with the documented exception, the files go once it has let go, the environment forgets the
-     * partition, and every segment is back.
+     * The master's release reaches the producer's environment (a ReleasePartitions message to its data port, or
+     * in-process for an environment without one): the reader there fails with the documented exception, the files
+     * go once it has let go, the environment forgets the partition, and every segment is back.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
     void releasePartitionExternally_duringARead_failsTheReader_deletesTheFilesAtTheProducer(BlockingLink link)
             throws Exception {
+        releaseDuringRead(link, (shuffle, partition) ->
+                shuffle.master().releasePartitionExternally(partition.descriptor()));
+    }
+
+    /** How a test releases a partition. */
+    private interface Release {
+        void release(ShuffleFixture shuffle, RegisteredPartition partition) throws Exception;
+    }
+
+    private void releaseDuringRead(BlockingLink link, Release release) throws Exception {
         try (ShuffleFixture shuffle = link.start(config())) {
             RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 1, 0);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            long[] records = produce(writer, 20L << 20);
-            writer.finish();
-            writer.close();
+            long[] records = writeFinished(shuffle, partition, 20L << 20);
             RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
             RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
             RecordTraffic.read(reader, verifier, 10); // reading has begun
 
-            shuffle.master().releasePartitionExternally(partition.descriptor());
+            release.release(shuffle, partition);
             ShuffleEnvironment producer = shuffle.producerEnvironment();
-            // The release travels to the producer's data port: the reader continues once it has arrived there.
+            // A release from the master travels to the producer: the reader continues once it has arrived there.
             Await.until(() -> !producer.partitionsOccupyingLocalResources().contains(partition.id()),
                     Await.EVENTUALLY, () -> "partitions at the producer: "
                             + producer.partitionsOccupyingLocalResources());
@@ -189,8 +177,19 @@ class BlockingPartitionTest {
             assertTrue(verifier.records() < records[0], "the read ended early");
             reader.close();
             Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
-            assertAllSegmentsFree(producer, "the producer after the external release");
+            assertAllSegmentsFree(producer, "the producer after the release");
         }
+    }
+
+    /** Writes {@code bytes} of records to a new writer of {@code partition}, finishes and closes it. */
+    private static long[] writeFinished(ShuffleFixture shuffle, RegisteredPartition partition, long bytes)
+            throws IOException {
+        ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+        writer.setup();
+        long[] records = produce(writer, bytes);
+        writer.finish();
+        writer.close(); // the data stays for its consumers
+        return records;
     }
 
     /** Under TLS the master authenticates like any peer: with the cluster's certificate its release is obeyed. */
@@ -199,11 +198,7 @@ class BlockingPartitionTest {
         ShuffleConfig config = TestPkis.cluster().configure(config(), "jdk");
         try (ShuffleFixture shuffle = ShuffleFixture.start(Transport.NIO, config)) {
             RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            produce(writer, 1L << 20);
-            writer.finish();
-            writer.close();
+            writeFinished(shuffle, partition, 1L << 20);
             assertEquals(2, dataFiles().size(), "files of the finished partition: " + dataFiles());
 
             shuffle.master().releasePartitionExternally(partition.descriptor());
@@ -220,11 +215,7 @@ class BlockingPartitionTest {
              ShuffleMaster stranger = ShuffleServiceLoader.load(TestPkis.foreign().configure(config(), "jdk"))
                      .createShuffleMaster(TestPkis.foreign().configure(config(), "jdk"))) {
             RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            long[] records = produce(writer, 1L << 20);
-            writer.finish();
-            writer.close();
+            long[] records = writeFinished(shuffle, partition, 1L << 20);
 
             stranger.releasePartitionExternally(partition.descriptor());
             Thread.sleep(1000); // the refusal takes a handshake; no assertion depends on the exact time
