@@ -15,38 +15,34 @@ import java.util.Objects;
  * <p>Who may send it: anyone who may open a connection to the data port. Under TLS that is only a peer whose
  * certificate chains to the environment's truststore (mutual authentication), the same peers that may read the
  * partitions; without TLS, anyone who can reach the port, exactly as for reading them.
+ *
+ * @param partitionIds one to {@link #MAX_IDS} partitions to release
  */
-public final class ReleasePartitions extends NettyMessage {
+public record ReleasePartitions(List<ResultPartitionId> partitionIds) implements NettyMessage {
 
     static final byte ID = 8;
 
-    /** Bytes of the count field. */
-    static final int COUNT_LENGTH = Integer.BYTES;
+    static final int COUNT_OFFSET = 0;
+    static final int COUNT_SIZE = Integer.BYTES;
+    /** Where the ids start; each is {@link #PARTITION_ID_SIZE} bytes. */
+    static final int PARTITION_IDS_OFFSET = COUNT_OFFSET + COUNT_SIZE;
+    static final int PARTITION_ID_SIZE = WireFields.ID_LENGTH;
 
     /**
      * The most ids one message carries, so that it fits the server's frame limit
      * ({@link ServerMessageDecoder#maxClientFrameLength()}); more are sent as several messages.
      */
     public static final int MAX_IDS = (ServerMessageDecoder.maxClientFrameLength() - Frame.HEADER_LENGTH
-            - COUNT_LENGTH) / WireFields.ID_LENGTH;
+            - PARTITION_IDS_OFFSET) / PARTITION_ID_SIZE;
 
-    private final List<ResultPartitionId> partitionIds;
-
-    /**
-     * @param partitionIds one to {@link #MAX_IDS} partitions to release (copied)
-     */
-    public ReleasePartitions(List<ResultPartitionId> partitionIds) {
+    /** Checks and copies the ids. */
+    public ReleasePartitions {
         Objects.requireNonNull(partitionIds, "partitionIds");
         if (partitionIds.isEmpty() || partitionIds.size() > MAX_IDS) {
             throw new IllegalArgumentException("a ReleasePartitions message carries 1 to " + MAX_IDS
                     + " partition ids, got " + partitionIds.size());
         }
-        this.partitionIds = List.copyOf(partitionIds);
-    }
-
-    /** The partitions to release (immutable). */
-    public List<ResultPartitionId> partitionIds() {
-        return partitionIds;
+        partitionIds = List.copyOf(partitionIds);
     }
 
     @Override
@@ -55,12 +51,12 @@ public final class ReleasePartitions extends NettyMessage {
     }
 
     @Override
-    int bodyLength() {
-        return COUNT_LENGTH + partitionIds.size() * WireFields.ID_LENGTH;
+    public int bodyLength() {
+        return PARTITION_IDS_OFFSET + partitionIds.size() * PARTITION_ID_SIZE;
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         out.writeInt(partitionIds.size());
         for (ResultPartitionId id : partitionIds) {
             WireFields.writeId(out, id);
@@ -69,25 +65,15 @@ public final class ReleasePartitions extends NettyMessage {
 
     static ReleasePartitions readBody(ByteBuf in) {
         int count = in.readInt();
-        if (count < 1 || count > MAX_IDS || (long) count * WireFields.ID_LENGTH != in.readableBytes()) {
+        if (count < 1 || count > MAX_IDS || (long) count * PARTITION_ID_SIZE != in.readableBytes()) {
             throw new CorruptFrameException("bad ReleasePartitions count " + count + ": " + in.readableBytes()
-                    + " bytes of ids follow, " + WireFields.ID_LENGTH + " per id, at most " + MAX_IDS + " ids");
+                    + " bytes of ids follow, " + PARTITION_ID_SIZE + " per id, at most " + MAX_IDS + " ids");
         }
         ResultPartitionId[] ids = new ResultPartitionId[count];
         for (int i = 0; i < count; i++) {
             ids[i] = WireFields.readResultPartitionId(in);
         }
         return new ReleasePartitions(List.of(ids));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof ReleasePartitions other && partitionIds.equals(other.partitionIds);
-    }
-
-    @Override
-    public int hashCode() {
-        return partitionIds.hashCode();
     }
 
     @Override
