@@ -92,7 +92,6 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     private boolean filesDeleted; // guarded by stateLock
     private Throwable releaseCause; // guarded by stateLock
 
-
     /**
      * @param compressor lz4 for the data buffers on disk, or null to store them as they are
      */
