@@ -90,7 +90,8 @@ public interface InputGate extends AutoCloseable {
     /**
      * Unblocks a channel whose producer sent a blocking event
      * ({@link ResultPartitionWriter#broadcastBlockingEvent}): the producer's subpartition resumes sending what it
-     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended.
+     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended,
+     * and a channel reading a {@link PartitionType#BLOCKING} partition, which a blocking event never blocks.
      * Consumer thread.
      *
      * @param channelIndex the channel to resume

@@ -89,6 +89,10 @@ public interface ResultPartitionWriter extends AutoCloseable {
      * Never blocks; takes no buffer from the pool; the event keeps its order with the records (it is not a priority
      * event). The caller keeps ownership of {@code event}; its bytes are copied.
      *
+     * <p>A {@link PartitionType#BLOCKING} partition is read only after it is finished, so there is nothing to align:
+     * there the event is stored like one of {@link #broadcastEvent} (in order, written once), its consumers are not
+     * held back after it, and their {@link InputGate#resumeConsumption(int)} is accepted and does nothing.
+     *
      * @param event the event's payload
      * @throws IOException when the writer failed or was closed
      */
