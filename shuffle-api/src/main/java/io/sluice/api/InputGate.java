@@ -48,6 +48,20 @@ public interface InputGate extends AutoCloseable {
      */
     CompletableFuture<?> availableFuture();
 
+    /**
+     * Tells the consumer that a priority event (see {@link BufferOrEvent#isPriority()}) is waiting: while the
+     * returned future is done, the next {@link #pollNext()} returns a priority event, ahead of any data. A future
+     * that is done when returned stays done; once the consumer has taken every priority event, the next call returns
+     * a new, pending future. A pending one is completed by the environment's notification thread, like
+     * {@link #availableFuture()}; it also completes when the gate closes. An addition to the original interface:
+     * the default, for gates that know no priority events, never completes.
+     *
+     * @return completes when a priority event can be polled
+     */
+    default CompletableFuture<?> priorityEventAvailableFuture() {
+        return new CompletableFuture<>();
+    }
+
     /** @return true once every channel has reached the end of its partition */
     boolean isFinished();
 
@@ -76,7 +90,8 @@ public interface InputGate extends AutoCloseable {
     /**
      * Unblocks a channel whose producer sent a blocking event
      * ({@link ResultPartitionWriter#broadcastBlockingEvent}): the producer's subpartition resumes sending what it
-     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended.
+     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended,
+     * and a channel reading a {@link PartitionType#BLOCKING} partition, which a blocking event never blocks.
      * Consumer thread.
      *
      * @param channelIndex the channel to resume

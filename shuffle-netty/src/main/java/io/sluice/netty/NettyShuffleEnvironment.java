@@ -112,6 +112,10 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager,
                 connectionManager.metrics()::onBufferReceived);
+        if (context.localCommunicationOnly()) {
+            // No data port for a shuffle master to send releases to: it finds this environment in the JVM.
+            InProcessEnvironments.add(this);
+        }
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
                 config.numberOfSegments(), config.segmentSize(),
                 context.localCommunicationOnly() ? "none (local communication only)" : config.transport());
@@ -253,6 +257,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             writers.clear();
             gates.clear();
         }
+        InProcessEnvironments.remove(this);
         // No partition registers from now on: a late setup() fails with a ShuffleException instead of meeting the
         // transport's terminated event loops.
         partitionManager.refuseRegistrations();

@@ -136,7 +136,8 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
             }
             return null;
         }
-        return new BufferAndAvailability(next.buffer(), next.isDataAvailable(), next.buffersInBacklog());
+        return new BufferAndAvailability(next.buffer(), next.isDataAvailable(), next.buffersInBacklog(),
+                next.isPriority());
     }
 
     private ProducerFailedException producerFailure(Throwable cause) {

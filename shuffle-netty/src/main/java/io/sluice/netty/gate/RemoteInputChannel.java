@@ -353,9 +353,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         checkError();
         Buffer next;
         boolean more;
+        boolean priority;
         synchronized (receivedLock) {
             next = receivedPriority.poll();
-            if (next != null) {
+            priority = next != null;
+            if (priority) {
                 queuedEvents--;
             } else {
                 next = received.poll();
@@ -368,7 +370,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         if (next == null) {
             return null;
         }
-        return new BufferAndAvailability(next, more, 0);
+        return new BufferAndAvailability(next, more, 0, priority);
     }
 
     @Override

@@ -25,6 +25,12 @@ import java.util.function.Consumer;
  * consumer takes them round-robin, so no channel starves the others and nobody polls an idle channel. The
  * availability future completes when the queue turns non-empty, and when the gate finishes or closes.
  *
+ * <p>Priority events: a channel that announces one ({@link #notifyPriorityEvent}) goes to the head of the queue and
+ * counts it in {@code pendingPriorityEvents}; it stays in front until the consumer took all of its priority events
+ * (a channel hands out its priority events before anything else). So the channels at the head of the queue are
+ * exactly those with priority events waiting, and while {@link #priorityEventAvailableFuture()} is done the next
+ * poll returns a priority event, which Flink's checkpointed gate relies on.
+ *
  * <p>Threads: {@link #pollNext()}, {@link #getNext()} and {@link #setup()} by one consumer thread;
  * {@link #notifyChannelNonEmpty} by producer, event-loop or timer threads; {@link #close()},
  * {@link #isFinished()} and {@link #availableFuture()} by any thread. The gate never calls a channel while holding
@@ -38,12 +44,17 @@ public final class SingleInputGate implements InputGate {
     private final InputChannel[] channels;
     private final Consumer<SingleInputGate> onClose;
     private final AvailabilityHandOff availabilityHandOff;
+    private final AvailabilityHandOff priorityHandOff;
 
     private final Object lock = new Object();
     private final ArrayDeque<InputChannel> channelsWithData; // guarded by lock
     private final boolean[] queued; // guarded by lock
     private final boolean[] channelFinished; // guarded by lock
     private int finishedChannels; // guarded by lock
+    /** Priority events each channel announced and the consumer has not taken yet. */
+    private final int[] pendingPriorityEvents; // guarded by lock
+    private int totalPendingPriorityEvents; // guarded by lock
+    private CompletableFuture<Void> priorityAvailability = new CompletableFuture<>(); // guarded by lock
     private CompletableFuture<Void> availability = new CompletableFuture<>(); // guarded by lock
     private GateState state = GateState.CREATED; // guarded by lock
     private volatile boolean finished;
@@ -58,6 +69,8 @@ public final class SingleInputGate implements InputGate {
     public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose,
                            Executor notifications) {
         this.availabilityHandOff = new AvailabilityHandOff(notifications);
+        this.priorityHandOff = new AvailabilityHandOff(notifications);
+        this.pendingPriorityEvents = new int[channelCount];
         this.ownerName = ownerName;
         this.channels = new InputChannel[channelCount];
         this.channelsWithData = new ArrayDeque<>(Math.max(1, channelCount));
@@ -171,7 +184,8 @@ public final class SingleInputGate implements InputGate {
                 // A notification that found nothing new (e.g. data already taken): the channel waits for the next.
                 continue;
             }
-            if (next.moreAvailable()) {
+            // Back to the head while it has more priority events (queueChannel sees to that).
+            if ((next.priority() && priorityEventTaken(channel)) || next.moreAvailable()) {
                 queueChannel(channel, false);
             }
             Buffer buffer = next.buffer();
@@ -183,7 +197,7 @@ public final class SingleInputGate implements InputGate {
                 }
                 continue;
             }
-            return Optional.of(new ShuffleBufferOrEvent(channel.channelIndex(), buffer));
+            return Optional.of(new ShuffleBufferOrEvent(channel.channelIndex(), buffer, next.priority()));
         }
     }
 
@@ -216,6 +230,20 @@ public final class SingleInputGate implements InputGate {
             internal = availability;
         }
         return availabilityHandOff.detach(internal);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Threads: as {@link #availableFuture()}.
+     */
+    @Override
+    public CompletableFuture<?> priorityEventAvailableFuture() {
+        CompletableFuture<Void> internal;
+        synchronized (lock) {
+            internal = priorityAvailability;
+        }
+        return priorityHandOff.detach(internal);
     }
 
     @Override
@@ -256,6 +284,7 @@ public final class SingleInputGate implements InputGate {
     @Override
     public void close() {
         CompletableFuture<Void> toComplete;
+        CompletableFuture<Void> toCompletePriority;
         synchronized (lock) {
             if (state == GateState.CLOSED) {
                 return;
@@ -263,10 +292,12 @@ public final class SingleInputGate implements InputGate {
             state = GateState.CLOSED;
             channelsWithData.clear();
             toComplete = availability;
+            toCompletePriority = priorityAvailability;
             lock.notifyAll();
         }
         releaseChannelsAndMemory();
         toComplete.complete(null);
+        toCompletePriority.complete(null);
         onClose.accept(this);
         LOG.debug("Closed gate of {}", ownerName);
     }
@@ -279,39 +310,92 @@ public final class SingleInputGate implements InputGate {
         queueChannel(channel, false);
     }
 
-    /** Like {@link #notifyChannelNonEmpty}, but the channel goes to the head of the queue. */
+    /**
+     * Like {@link #notifyChannelNonEmpty}, but the channel goes to the head of the queue and one more priority event
+     * is counted for it; call once per priority event the channel holds (after it holds it). Any thread.
+     */
     void notifyPriorityEvent(InputChannel channel) {
-        queueChannel(channel, true);
-    }
-
-    private void queueChannel(InputChannel channel, boolean first) {
-        CompletableFuture<Void> toComplete = null;
-        int index = channel.channelIndex();
+        CompletableFuture<Void> toCompletePriority = null;
+        CompletableFuture<Void> toComplete;
         synchronized (lock) {
+            int index = channel.channelIndex();
             if (state == GateState.CLOSED || channelFinished[index]) {
                 return;
             }
-            if (queued[index]) {
-                if (first) {
-                    channelsWithData.remove(channel);
-                    channelsWithData.addFirst(channel);
-                }
-                return;
+            pendingPriorityEvents[index]++;
+            if (totalPendingPriorityEvents++ == 0) {
+                toCompletePriority = priorityAvailability;
             }
-            queued[index] = true;
-            if (first) {
-                channelsWithData.addFirst(channel);
-            } else {
-                channelsWithData.addLast(channel);
-            }
-            if (channelsWithData.size() == 1) {
-                toComplete = availability;
-                lock.notifyAll();
-            }
+            // Queued in the same critical section: whoever sees the future done finds the channel at the head.
+            toComplete = queueChannelLocked(channel, true);
         }
         if (toComplete != null) {
             toComplete.complete(null);
         }
+        if (toCompletePriority != null) {
+            toCompletePriority.complete(null);
+        }
+    }
+
+    /**
+     * Counts one priority event of {@code channel} as taken; once none is left in the gate, the priority future is
+     * renewed. A priority event the channel never announced (it was queued before the channel's request) is not
+     * counted. Consumer thread.
+     *
+     * @return whether the channel has more announced priority events
+     */
+    private boolean priorityEventTaken(InputChannel channel) {
+        synchronized (lock) {
+            int index = channel.channelIndex();
+            if (pendingPriorityEvents[index] > 0) {
+                pendingPriorityEvents[index]--;
+                if (--totalPendingPriorityEvents == 0 && priorityAvailability.isDone() && state != GateState.CLOSED) {
+                    priorityAvailability = new CompletableFuture<>();
+                }
+            }
+            return pendingPriorityEvents[index] > 0;
+        }
+    }
+
+    /**
+     * Queues {@code channel}, at the head when {@code first} or when it has priority events waiting (so that the
+     * channels with priority events always lead the queue); any thread.
+     */
+    private void queueChannel(InputChannel channel, boolean first) {
+        CompletableFuture<Void> toComplete;
+        synchronized (lock) {
+            toComplete = queueChannelLocked(channel, first);
+        }
+        if (toComplete != null) {
+            toComplete.complete(null);
+        }
+    }
+
+    /** @return the availability future to complete (outside {@code lock}), or null */
+    private CompletableFuture<Void> queueChannelLocked(InputChannel channel, boolean first) {
+        int index = channel.channelIndex();
+        if (state == GateState.CLOSED || channelFinished[index]) {
+            return null;
+        }
+        first |= pendingPriorityEvents[index] > 0;
+        if (queued[index]) {
+            if (first) {
+                channelsWithData.remove(channel);
+                channelsWithData.addFirst(channel);
+            }
+            return null;
+        }
+        queued[index] = true;
+        if (first) {
+            channelsWithData.addFirst(channel);
+        } else {
+            channelsWithData.addLast(channel);
+        }
+        if (channelsWithData.size() == 1) {
+            lock.notifyAll();
+            return availability;
+        }
+        return null;
     }
 
     private InputChannel takeChannelWithData() {

@@ -128,6 +128,12 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
         return span;
     }
 
+    /** Whether this reader's connection sends file bytes as FileRegions (asked when a view is created). */
+    @Override
+    public boolean acceptsFileSpans() {
+        return queue.sendsFileRegions();
+    }
+
     /** Lets the view hand out file spans: this reader's connection can send file bytes. Event loop. */
     void enableFileSpans() {
         view.enableFileSpans();

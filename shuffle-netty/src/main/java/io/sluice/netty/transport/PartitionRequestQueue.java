@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
@@ -161,6 +160,11 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         writeAndFlush();
     }
 
+    /** Whether this connection writes file spans as FileRegions (TCP, no TLS, no compression). Any thread. */
+    boolean sendsFileRegions() {
+        return fileRegions;
+    }
+
     /** Sends what a reader has now that its view is attached. Event loop. */
     void onViewAttached(CreditBasedViewReader reader) {
         if (fileRegions) {
@@ -252,8 +256,8 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         if (span == null) {
             return false;
         }
-        // A region of its own per buffer: it opens the file when written and closes it when released.
-        FileRegion region = new DefaultFileRegion(span.file().toFile(), span.position(), span.length());
+        // A region per stored buffer over the reader's one open handle: the region takes over the span's reference.
+        FileRegion region = new SharedFileRegion(span.file(), span.position(), span.length());
         ctx.write(BufferResponse.fileRegion(region, span.length(), reader.receiverId(), span.sequenceNumber(),
                 span.buffersInBacklog()), ctx.voidPromise());
         metrics.onBufferSent(span.length());
