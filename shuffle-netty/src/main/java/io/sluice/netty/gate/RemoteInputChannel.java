@@ -519,6 +519,28 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
     }
 
+    @Override
+    int queuedBuffers() {
+        synchronized (receivedLock) {
+            return received.size() + receivedPriority.size();
+        }
+    }
+
+    /** The exclusive buffers not on hand for the decoder: holding data (queued, read, or in the consumer's hands). */
+    @Override
+    int exclusiveBuffersInUse() {
+        synchronized (buffersLock) {
+            return released ? 0 : Math.max(0, initialCredit - exclusiveAvailable.size());
+        }
+    }
+
+    @Override
+    int floatingBuffersHeldFree() {
+        synchronized (buffersLock) {
+            return floatingAvailable.size();
+        }
+    }
+
     /** Whether it waits for a floating buffer. */
     boolean isWaitingForFloatingBuffers() {
         synchronized (buffersLock) {

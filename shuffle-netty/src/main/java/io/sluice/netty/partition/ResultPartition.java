@@ -4,11 +4,13 @@ import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
+import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.metrics.WriterCounters;
 import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,6 +19,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -93,7 +96,8 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     private final AvailabilityHandOff availability;
     private final AtomicLong bytesOut = new AtomicLong();
     private final AtomicLong buffersOut = new AtomicLong();
-    private final AtomicLong backpressuredNanos = new AtomicLong();
+    /** Records out and the producer's waits for buffers, for {@link #metrics()}. */
+    private final WriterCounters counters = new WriterCounters();
 
     /**
      * @param flushScheduler the environment's one scheduler for periodic flushes (never a thread per partition)
@@ -448,9 +452,29 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         return buffersOut.get();
     }
 
-    /** Time the producer spent blocked for lack of a buffer. */
+    /** Time the producer spent blocked for lack of a buffer, a wait in progress included. */
     public long backpressuredNanos() {
-        return backpressuredNanos.get();
+        return counters.backpressuredNanos(System.nanoTime());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Reads the counters without a lock, and the pool's usage and each subpartition's backlog under their own
+     * locks for a moment (never {@code emitLock}), so a reader never waits for a blocked producer.
+     */
+    @Override
+    public WriterMetrics metrics() {
+        State current = state;
+        List<Integer> backlog = List.of();
+        if (current == State.RUNNING || current == State.FINISHED) {
+            Integer[] perSubpartition = new Integer[subpartitions.length];
+            for (int i = 0; i < subpartitions.length; i++) {
+                perSubpartition[i] = subpartitions[i].unsynchronizedGetBacklog();
+            }
+            backlog = List.of(perSubpartition);
+        }
+        return counters.snapshot(partitionId, ownerName, bytesOut(), buffersOut(), bufferPool, backlog);
     }
 
     /** The partition's pool (for tests and metrics), or null before setup. */
@@ -515,6 +539,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     private void emitLocked(ByteBuffer record, int target) throws IOException {
+        counters.onRecords(1);
         int start = record.position();
         try {
             if (writeLength(record.remaining(), target)) {
@@ -598,7 +623,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     private BufferBuilder requestBuilderBlocking(int target) throws IOException {
-        long start = System.nanoTime();
+        long start = counters.beginWait();
         try {
             return bufferPool.requestBufferBuilderBlocking(target);
         } catch (InterruptedException e) {
@@ -610,7 +635,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         } catch (BufferPoolDestroyedException e) {
             throw releasedException(e);
         } finally {
-            backpressuredNanos.addAndGet(System.nanoTime() - start);
+            counters.endWait(start);
         }
     }
 

@@ -6,12 +6,14 @@ import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.file.FileChannelManager;
+import io.sluice.netty.metrics.WriterCounters;
 import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.PartitionBufferPoolFactory;
 import io.sluice.netty.partition.RegisteredPartition;
@@ -101,6 +103,8 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
     private volatile Consumer<ByteBuffer> taskEventListener;
     private final AtomicLong bytesOut = new AtomicLong();
     private final AtomicLong buffersOut = new AtomicLong();
+    /** Records out and the producer's waits for buffers, for {@link #metrics()}. */
+    private final WriterCounters counters = new WriterCounters();
 
     /**
      * @param compressor lz4 for the data buffers on disk, or null to store them as they are
@@ -186,6 +190,7 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
                 broadcastRegion = false;
             }
             writeRecord(record, targetSubpartition);
+            counters.onRecords(1);
         }
     }
 
@@ -195,6 +200,8 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
             checkAcceptingRecords();
             enterBroadcastRegion();
             writeRecord(record, subpartitions);
+            // Stored once, read by every subpartition: counted as the API counts a broadcast.
+            counters.onRecords(subpartitions);
         }
     }
 
@@ -233,6 +240,17 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
     @Override
     public long buffersOut() {
         return buffersOut.get();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The backlog list is empty: the data goes to disk, and its readers read it after {@link #finish()}. The
+     * producer is backpressured while it waits for a buffer after writing a region out.
+     */
+    @Override
+    public WriterMetrics metrics() {
+        return counters.snapshot(partitionId, ownerName, bytesOut(), buffersOut(), bufferPool, List.of());
     }
 
     /** Nothing to flush: data becomes readable at {@link #finish()}. */
@@ -514,6 +532,7 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         }
         // Every buffer holds data: write them out as one region; they come back to the pool.
         spillRegion();
+        long start = counters.beginWait();
         try {
             return bufferPool.requestBufferBlocking();
         } catch (InterruptedException e) {
@@ -524,6 +543,8 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
             throw ex;
         } catch (BufferPoolDestroyedException e) {
             throw released();
+        } finally {
+            counters.endWait(start);
         }
     }
 
