@@ -18,8 +18,8 @@ import java.util.List;
  * @param buffersSent       data buffers written to the transport since start
  * @param buffersReceived   data buffers read from the transport since start
  * @param openConnections   connections open now, each counted once, whether opened or accepted
- * @param writers           the writers alive now, in creation order
- * @param gates             the gates alive now, in creation order
+ * @param writers           the writers alive now (not released), in no particular order
+ * @param gates             the gates alive now (not closed), in no particular order
  * @param connections       the connections open now
  */
 public record ShuffleMetrics(int totalSegments, int availableSegments,

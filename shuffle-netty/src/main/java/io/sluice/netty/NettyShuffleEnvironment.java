@@ -1,5 +1,7 @@
 package io.sluice.netty;
 
+import io.sluice.api.ConnectionMetrics;
+import io.sluice.api.GateMetrics;
 import io.sluice.api.InputGate;
 import io.sluice.api.InputGateDeploymentDescriptor;
 import io.sluice.api.InsufficientBuffersException;
@@ -15,6 +17,7 @@ import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
@@ -229,11 +232,36 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     }
 
     private ShuffleMetrics currentMetrics() {
+        List<ResultPartitionWriter> liveWriters = new ArrayList<>();
+        List<InputGate> liveGates;
+        synchronized (lock) {
+            for (RegisteredPartition writer : writers) {
+                if (!writer.isReleased()) {
+                    liveWriters.add((ResultPartitionWriter) writer);
+                }
+            }
+            liveGates = new ArrayList<>(gates);
+        }
+        // Each snapshot outside the environment's lock: it takes the writer's or gate's own locks for a moment.
+        List<WriterMetrics> writerMetrics = new ArrayList<>(liveWriters.size());
+        for (ResultPartitionWriter writer : liveWriters) {
+            writerMetrics.add(writer.metrics());
+        }
+        List<GateMetrics> gateMetrics = new ArrayList<>(liveGates.size());
+        for (InputGate gate : liveGates) {
+            gateMetrics.add(gate.metrics());
+        }
         TransportMetrics transport = connectionManager.metrics();
         return new ShuffleMetrics(networkBufferPool.getTotalNumberOfMemorySegments(),
                 networkBufferPool.getNumberOfAvailableMemorySegments(), transport.bytesSent(),
                 transport.bytesReceived(), transport.buffersSent(), transport.buffersReceived(),
-                connectionManager.openConnections());
+                connectionManager.openConnections(), writerMetrics, gateMetrics, connectionManager.connectionMetrics());
+    }
+
+    /** {@inheritDoc} Reads each connection's counters; takes no lock. */
+    @Override
+    public List<ConnectionMetrics> connectionMetrics() {
+        return connectionManager.connectionMetrics();
     }
 
     @Override

@@ -512,6 +512,18 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
     }
 
+    /**
+     * Credit the producer knows of and may use now: free buffers on hand, minus the credit granted but not yet
+     * announced. For connection metrics; any thread.
+     */
+    public int announcedCreditOnHand() {
+        int onHand;
+        synchronized (buffersLock) {
+            onHand = released ? 0 : availableBuffersLocked();
+        }
+        return Math.max(0, onHand - unannouncedCredit.get());
+    }
+
     /** The buffers the channel wants: backlog + initial credit. */
     int requiredBuffers() {
         synchronized (buffersLock) {
