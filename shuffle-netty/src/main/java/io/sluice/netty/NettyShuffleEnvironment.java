@@ -47,6 +47,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -85,6 +86,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     private State state = State.CREATED; // guarded by lock
     private final Set<RegisteredPartition> writers = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
     private final Set<SingleInputGate> gates = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
+    /** Follow the writers and gates (the Micrometer binding); called with no lock held. */
+    private final List<EnvironmentListener> listeners = new CopyOnWriteArrayList<>();
     /** The metrics once closed and every segment came back (the pool is then freed and reads 0). */
     private ShuffleMetrics finalMetrics; // guarded by lock
 
@@ -111,6 +114,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifications = NotificationExecutor.create(context.resourceId().value());
         this.connectionManager = new ConnectionManager(context, config, partitionManager, tls, pipelineHook);
+        this.partitionManager.setReleaseObserver(this::onPartitionReleased);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager);
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
@@ -169,6 +173,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                 writers.add((RegisteredPartition) writer);
             }
         }
+        for (EnvironmentListener listener : listeners) {
+            for (ResultPartitionWriter writer : created) {
+                listener.writerAdded(writer);
+            }
+        }
         return created;
     }
 
@@ -192,6 +201,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             checkOpen();
             for (InputGate gate : created) {
                 gates.add((SingleInputGate) gate);
+            }
+        }
+        for (EnvironmentListener listener : listeners) {
+            for (InputGate gate : created) {
+                listener.gateAdded(gate);
             }
         }
         return created;
@@ -318,6 +332,9 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             LOG.info("Shuffle environment {} closed with {} of {} segments still in use; they return when their "
                     + "buffers are recycled", context.resourceId(), missing, atClose.totalSegments());
         }
+        for (EnvironmentListener listener : listeners) {
+            listener.environmentClosed();
+        }
         LOG.info("Closed shuffle environment {}", context.resourceId());
     }
 
@@ -348,6 +365,40 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         synchronized (lock) {
             gates.remove(gate);
         }
+        for (EnvironmentListener listener : listeners) {
+            listener.gateRemoved(gate);
+        }
+    }
+
+    private void onPartitionReleased(RegisteredPartition partition) {
+        if (partition instanceof ResultPartitionWriter writer) {
+            for (EnvironmentListener listener : listeners) {
+                listener.writerRemoved(writer);
+            }
+        }
+    }
+
+    /**
+     * Adds a listener and returns the writers (not released) and gates (not closed) alive now; a writer or gate
+     * created meanwhile may be both in the result and reported to the listener.
+     */
+    List<Object> addListener(EnvironmentListener listener) {
+        listeners.add(listener);
+        List<Object> alive = new ArrayList<>();
+        synchronized (lock) {
+            for (RegisteredPartition writer : writers) {
+                if (!writer.isReleased()) {
+                    alive.add(writer);
+                }
+            }
+            alive.addAll(gates);
+        }
+        return alive;
+    }
+
+    /** Removes a listener added with {@link #addListener}. */
+    void removeListener(EnvironmentListener listener) {
+        listeners.remove(listener);
     }
 
     private void checkOpen() {
