@@ -218,12 +218,13 @@ class ShuffleMetricsTest {
             assertEquals(writer.metrics().bytesOut(), gate.metrics().bytesIn());
 
             Await.until(() -> single(producerEnv.connectionMetrics()).bytesSent()
-                    == single(consumerEnv.connectionMetrics()).bytesReceived(), "both ends count the same bytes");
+                    == single(consumerEnv.connectionMetrics()).bytesReceived()
+                    && single(producerEnv.connectionMetrics()).bytesReceived()
+                    == single(consumerEnv.connectionMetrics()).bytesSent(), "both ends count the same bytes each way");
             ConnectionMetrics done = single(consumerEnv.connectionMetrics());
             assertTrue(done.bytesReceived() > gate.metrics().bytesIn(), "frames carry headers too: "
                     + done.bytesReceived() + " vs " + gate.metrics().bytesIn());
             assertTrue(done.bytesSent() > 0, "the request and credit went the other way");
-            assertEquals(single(producerEnv.connectionMetrics()).bytesReceived(), done.bytesSent());
             assertEquals(1, consumerEnv.metrics().connections().size());
             gate.close();
             writer.close();
