@@ -387,7 +387,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     }
 
     @Override
-    public int unsynchronizedGetBacklog() {
+    public int getBacklog() {
         return estimatedBacklog();
     }
 
