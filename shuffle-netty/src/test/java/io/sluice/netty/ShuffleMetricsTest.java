@@ -19,8 +19,8 @@ import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.WriterMetrics;
-import io.sluice.netty.testing.Await;
-import io.sluice.netty.testing.BackgroundTask;
+import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.testing.EnvironmentFixture;
 import io.sluice.netty.testing.MemoryAssertions;
 import org.junit.jupiter.api.Test;
@@ -105,21 +105,21 @@ class ShuffleMetricsTest {
             ResultPartitionWriter writer = fixture.setUpWriter(environment, 1);
             InputGate gate = fixture.setUpGate(environment, 0, writer);
 
-            BackgroundTask waitingConsumer = BackgroundTask.start("waiting-consumer", () -> {
+            BackgroundTask<Void> waitingConsumer = BackgroundTask.start("waiting-consumer", () -> {
                 Optional<BufferOrEvent> first = gate.getNext();
                 first.orElseThrow().recycle();
             });
             Await.until(() -> gate.metrics().waitingForDataNanos() > 0, "the consumer's wait shows while it waits");
 
             int records = 200;
-            BackgroundTask producer = BackgroundTask.start("blocked-producer", () -> {
+            BackgroundTask<Void> producer = BackgroundTask.start("blocked-producer", () -> {
                 ByteBuffer record = ByteBuffer.allocate(BUFFER_RECORD);
                 for (int i = 0; i < records; i++) {
                     writer.emitRecord(record, 0);
                 }
                 writer.finish();
             });
-            waitingConsumer.awaitDone();
+            waitingConsumer.await();
             Await.blocked(producer.thread());
             Await.until(() -> writer.metrics().backpressuredNanos() > 0, "the blocked wait shows while it lasts");
             WriterMetrics earlier = writer.metrics();
@@ -139,7 +139,7 @@ class ShuffleMetricsTest {
                     next.get().recycle();
                 }
             }
-            producer.awaitDone();
+            producer.await();
             assertEquals(records, buffers);
             assertEquals(records, gate.metrics().buffersIn());
             assertEquals(writer.metrics().bytesOut(), gate.metrics().bytesIn());
@@ -217,7 +217,7 @@ class ShuffleMetricsTest {
             gate.setup();
 
             int records = 300;
-            BackgroundTask producer = BackgroundTask.start("remote-producer", () -> {
+            BackgroundTask<Void> producer = BackgroundTask.start("remote-producer", () -> {
                 ByteBuffer record = ByteBuffer.allocate(BUFFER_RECORD);
                 for (int i = 0; i < records; i++) {
                     writer.emitRecord(record, 0);
@@ -267,7 +267,7 @@ class ShuffleMetricsTest {
                     next.get().recycle();
                 }
             }
-            producer.awaitDone();
+            producer.await();
             assertEquals(records, buffers);
             assertEquals(records * EnvironmentFixture.SEGMENT_SIZE, gate.metrics().bytesIn());
             assertEquals(writer.metrics().bytesOut(), gate.metrics().bytesIn());

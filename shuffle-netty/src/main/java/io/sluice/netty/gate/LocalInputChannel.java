@@ -63,7 +63,7 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
     @Override
     int queuedBuffers() {
         ResultSubpartitionView current = view;
-        return current == null || current.isReleased() ? 0 : current.unsynchronizedGetBacklog();
+        return current == null || current.isReleased() ? 0 : current.getBacklog();
     }
 
     @Override

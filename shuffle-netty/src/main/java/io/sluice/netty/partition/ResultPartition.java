@@ -470,7 +470,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         if (current == State.RUNNING || current == State.FINISHED) {
             Integer[] perSubpartition = new Integer[subpartitions.length];
             for (int i = 0; i < subpartitions.length; i++) {
-                perSubpartition[i] = subpartitions[i].unsynchronizedGetBacklog();
+                perSubpartition[i] = subpartitions[i].getBacklog();
             }
             backlog = List.of(perSubpartition);
         }
