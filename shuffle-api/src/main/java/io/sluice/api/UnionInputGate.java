@@ -115,7 +115,8 @@ public final class UnionInputGate implements InputGate {
     /**
      * {@inheritDoc}
      *
-     * <p>Sums its gates' figures; the owner name lists theirs.
+     * <p>Sums its gates' figures; the owner name lists theirs. The union's {@link #getNext()} waits on its gates'
+     * futures, not in their {@code getNext()}, so its own waits are not in {@code waitingForDataNanos}.
      */
     @Override
     public GateMetrics metrics() {

@@ -131,14 +131,7 @@ class ShuffleMetricsTest {
             assertTrue(later.outputPoolUsage() > 0 && later.outputPoolUsage() <= 1, "usage " + later.outputPoolUsage());
             assertTrue(later.totalBacklog() > 0, "the blocked producer's buffers wait for the consumer");
 
-            long buffers = 1;
-            while (!gate.isFinished()) {
-                Optional<BufferOrEvent> next = gate.getNext();
-                if (next.isPresent()) {
-                    buffers += next.get().isEvent() ? 0 : 1;
-                    next.get().recycle();
-                }
-            }
+            long buffers = 1 + readToEnd(gate);
             producer.await();
             assertEquals(records, buffers);
             assertEquals(records, gate.metrics().buffersIn());
@@ -178,9 +171,7 @@ class ShuffleMetricsTest {
                 for (int subpartition = 0; subpartition < 2; subpartition++) {
                     InputGate gate = fixture.gate(environment, subpartition, descriptor);
                     gate.setup();
-                    while (!gate.isFinished()) {
-                        gate.getNext().ifPresent(BufferOrEvent::recycle);
-                    }
+                    readToEnd(gate);
                     bytesIn += gate.metrics().bytesIn();
                     gate.close();
                 }
@@ -259,14 +250,7 @@ class ShuffleMetricsTest {
                     + settled.bytesReceived());
             assertTrue(settled.bytesSent() > 0, "the request and credit went the other way");
 
-            int buffers = 0;
-            while (!gate.isFinished()) {
-                Optional<BufferOrEvent> next = gate.getNext();
-                if (next.isPresent()) {
-                    buffers += next.get().isEvent() ? 0 : 1;
-                    next.get().recycle();
-                }
-            }
+            int buffers = readToEnd(gate);
             producer.await();
             assertEquals(records, buffers);
             assertEquals(records * EnvironmentFixture.SEGMENT_SIZE, gate.metrics().bytesIn());
@@ -282,6 +266,19 @@ class ShuffleMetricsTest {
         MemoryAssertions.assertAllSegmentsReturned(producerEnv);
         MemoryAssertions.assertAllSegmentsReturned(consumerEnv);
         assertEquals(List.of(), producerEnv.connectionMetrics(), "closed: no connection left");
+    }
+
+    /** Reads {@code gate} to its end, recycling what it takes; returns the data buffers taken. */
+    private static int readToEnd(InputGate gate) throws Exception {
+        int buffers = 0;
+        while (!gate.isFinished()) {
+            Optional<BufferOrEvent> next = gate.getNext();
+            if (next.isPresent()) {
+                buffers += next.get().isEvent() ? 0 : 1;
+                next.get().recycle();
+            }
+        }
+        return buffers;
     }
 
     private static ConnectionMetrics single(List<ConnectionMetrics> connections) {
