@@ -23,6 +23,7 @@ import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.testing.EnvironmentFixture;
 import io.sluice.netty.testing.MemoryAssertions;
+import io.sluice.netty.testing.PartitionBuilder;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -187,7 +188,9 @@ class ShuffleMetricsTest {
                 .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, EnvironmentFixture.SEGMENT_SIZE)
                 .with(ShuffleOptions.MEMORY_TOTAL, 256 * EnvironmentFixture.SEGMENT_SIZE)
                 .with(ShuffleOptions.BUFFERS_PER_CHANNEL, 2)
-                .with(ShuffleOptions.FLOATING_BUFFERS_PER_GATE, 4);
+                .with(ShuffleOptions.FLOATING_BUFFERS_PER_GATE, 4)
+                // Only full buffers travel: each record is exactly one buffer, never a flushed part of one.
+                .with(ShuffleOptions.OUTPUT_FLUSH_INTERVAL, PartitionBuilder.NO_AUTOMATIC_FLUSH);
         NettyShuffleServiceFactory factory = new NettyShuffleServiceFactory();
         ShuffleMaster master = factory.createShuffleMaster(config);
         ShuffleEnvironment producerEnv = factory.createShuffleEnvironment(
