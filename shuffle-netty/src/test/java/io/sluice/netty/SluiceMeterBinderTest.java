@@ -11,11 +11,15 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.netty.testing.EnvironmentFixture;
 import org.junit.jupiter.api.Test;
 
+import java.io.File;
 import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -144,6 +148,56 @@ class SluiceMeterBinderTest {
         }
         assertEquals(List.of("io/sluice/netty/SluiceMeterBinder.class"),
                 referencing.stream().map(s -> s.replace('\\', '/')).toList());
+    }
+
+    /**
+     * An environment runs a shuffle and reports its metrics in a class loader that cannot see Micrometer: the
+     * library's class path without micrometer-core.
+     */
+    @Test
+    void environmentShufflesAndReportsMetrics_withoutMicrometerOnTheClassPath() throws Exception {
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<URL> urls = new ArrayList<>();
+        for (String entry : classPath.split(File.pathSeparator)) {
+            if (!entry.contains("micrometer")) {
+                urls.add(Path.of(entry).toUri().toURL());
+            }
+        }
+        try (URLClassLoader withoutMicrometer = new URLClassLoader(urls.toArray(new URL[0]),
+                ClassLoader.getPlatformClassLoader())) {
+            assertThrows(ClassNotFoundException.class,
+                    () -> withoutMicrometer.loadClass("io.micrometer.core.instrument.MeterRegistry"));
+            Class<?> shuffle = withoutMicrometer.loadClass(ShuffleWithoutMicrometer.class.getName());
+            assertEquals(withoutMicrometer, shuffle.getClassLoader(), "loaded apart from this test's loader");
+            assertEquals("records 10, writers 1, gates 1", shuffle.getMethod("run").invoke(null));
+        }
+    }
+
+    /** A local shuffle through the public API; loaded by a class loader without Micrometer. */
+    public static final class ShuffleWithoutMicrometer {
+
+        private ShuffleWithoutMicrometer() {
+        }
+
+        /** @return what the environment's metrics said while the writer and gate were alive */
+        public static String run() throws Exception {
+            try (EnvironmentFixture fixture = new EnvironmentFixture()) {
+                ShuffleEnvironment environment = fixture.localEnvironment(EnvironmentFixture.config(16));
+                environment.start();
+                ResultPartitionWriter writer = fixture.setUpWriter(environment, 1);
+                InputGate gate = fixture.setUpGate(environment, 0, writer);
+                for (int i = 0; i < 10; i++) {
+                    writer.emitRecord(ByteBuffer.allocate(8), 0);
+                }
+                writer.flushAll();
+                io.sluice.api.ShuffleMetrics metrics = environment.metrics();
+                String figures = "records " + metrics.recordsOut() + ", writers " + metrics.writers().size()
+                        + ", gates " + metrics.gates().size();
+                gate.close();
+                writer.close();
+                return figures;
+            }
+        }
     }
 
     private static Path classesDirectory() throws URISyntaxException {
