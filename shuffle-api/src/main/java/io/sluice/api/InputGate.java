@@ -100,6 +100,20 @@ public interface InputGate extends AutoCloseable {
      */
     void resumeConsumption(int channelIndex) throws IOException;
 
+    /**
+     * A snapshot of the gate's figures: bytes and buffers the consumer took, buffers queued for it, the usage of
+     * its exclusive and floating buffers, and the time the consumer waited for data. Cheap: reads counters and
+     * takes no lock the consumer waits on; any thread, also after {@link #close()}.
+     *
+     * <p>The default knows only the number of channels and reports zero for the rest; the environment's gates
+     * and {@link UnionInputGate} report every figure.
+     *
+     * @return the gate's figures now
+     */
+    default GateMetrics metrics() {
+        return new GateMetrics(toString(), System.nanoTime(), numberOfInputChannels(), 0, 0, 0, 0, 0, 0, 0, 0);
+    }
+
     /** Cancels the requests and returns every buffer; idempotent. */
     @Override
     void close();

@@ -2,6 +2,7 @@ package io.sluice.api;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -160,6 +161,21 @@ public interface ResultPartitionWriter extends AutoCloseable {
 
     /** @return data buffers completed so far (each one is sent, or read in-process, once); any thread */
     long buffersOut();
+
+    /**
+     * A snapshot of the writer's figures: bytes, buffers and records out, the time the producer was blocked for
+     * lack of buffers (backpressure), the output pool's usage and each subpartition's backlog. Cheap: reads
+     * counters, takes no lock the producer holds while it writes; any thread, also after {@link #close()}.
+     *
+     * <p>The default reports {@link #bytesOut()} and {@link #buffersOut()} and zero for what it cannot know;
+     * the environment's writers report every figure.
+     *
+     * @return the writer's figures now
+     */
+    default WriterMetrics metrics() {
+        return new WriterMetrics(partitionId(), toString(), System.nanoTime(), bytesOut(), buffersOut(), 0, 0, 0, 0,
+                List.of());
+    }
 
     /**
      * Releases what this writer holds; idempotent. After {@link #finish()} the finished data stays

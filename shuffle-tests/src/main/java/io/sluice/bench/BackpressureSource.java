@@ -5,9 +5,8 @@ package io.sluice.bench;
  * buffer, summed over every writer since the run started. The report charts its rate (milliseconds blocked per
  * second, per writer on average), as Flink's {@code backPressuredTimeMsPerSecond}.
  *
- * <p>Integration hook: the library's writer metrics (per-writer backpressured time) are being added to the API; once
- * they are, {@link MeasuredRun} passes a source that sums them over {@link ProducerSide}'s writers instead of
- * {@link #NOT_MEASURED}. Read by the monitor thread; implementations must be cheap and thread-safe.
+ * <p>{@link MeasuredRun} passes {@link WriterBackpressure}, which reads the writers' metrics; {@link #NOT_MEASURED}
+ * is for a source without them. Read by the monitor thread; implementations must be cheap.
  */
 interface BackpressureSource {
 

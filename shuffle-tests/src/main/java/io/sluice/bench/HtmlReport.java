@@ -98,7 +98,7 @@ final class HtmlReport {
 
         section(html, "backpressure", points == 0 || !series.backpressureMeasured()
                 ? SvgChart.empty("Writer backpressure", BACKPRESSURE,
-                        "not measured: this build has no writer backpressure metric")
+                        "not measured: no writer metrics were read")
                 : SvgChart.line("Writer backpressure", "seconds since start", "ms blocked per second",
                         seconds, new String[] {BACKPRESSURE}, new double[][] {blocked}),
                 "Time the writers spent blocked waiting for a buffer, per writer, per second.");

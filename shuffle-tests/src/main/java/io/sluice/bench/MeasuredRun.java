@@ -32,10 +32,11 @@ final class MeasuredRun {
      * @param memory the memory peaks
      * @param buffersNotReturned network buffers still in use after everything closed
      * @param soak the soak samples taken during the run
+     * @param flow the backpressure and pool usage samples taken during the run
      * @param series the time series for {@code --report}
      */
     record Outcome(Throwable failure, long wallNanos, MemoryPeak memory, int buffersNotReturned, SoakReport soak,
-                   ReportSeries series) {
+                   FlowSummary flow, ReportSeries series) {
     }
 
     /** Releases after the last close may finish on other threads; this long they may take. */
@@ -62,10 +63,10 @@ final class MeasuredRun {
         long deadline = start + options.timeout().toNanos();
         ProgressPrinter printer = new ProgressPrinter(err, options.progress().resolve(), bytesDone, options.workload(), start);
         SoakRecorder soak = new SoakRecorder(new ResourceSampler(environments), err, start, options.sampleInterval());
-        // The writers' blocked time: BackpressureSource's integration hook (the API's writer metrics).
         ReportSeries series = new ReportSeries(bytesDone, environments::segmentsInUse, environments::totalSegments,
-                BackpressureSource.NOT_MEASURED, start);
-        RunMonitor monitor = new RunMonitor(printer, new MemorySampler(environments.all(), segmentSize), soak, series);
+                new WriterBackpressure(environments.all()), start);
+        RunMonitor monitor = new RunMonitor(printer, new MemorySampler(environments.all(), segmentSize), soak,
+                new FlowSampler(environments.all(), start), series);
         TaskGroup group = new TaskGroup(tasks);
         Throwable failure;
         long end;
@@ -84,7 +85,8 @@ final class MeasuredRun {
             failure = new IllegalStateException(notReturned + " network buffers still in use after every writer and gate"
                     + " closed and every partition was consumed (" + environments.describeSegmentsInUse() + ")");
         }
-        return new Outcome(failure, end - start, monitor.peak(), notReturned, monitor.soak(), monitor.series());
+        return new Outcome(failure, end - start, monitor.peak(), notReturned, monitor.soak(), monitor.flow(),
+                monitor.series());
     }
 
     /**

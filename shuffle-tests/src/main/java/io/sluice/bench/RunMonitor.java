@@ -19,6 +19,7 @@ final class RunMonitor implements AutoCloseable {
     private final ProgressPrinter printer;
     private final MemorySampler sampler;
     private final SoakRecorder soak;
+    private final FlowSampler flow;
     private final ReportSeries series;
     private final List<ScheduledFuture<?>> jobs = new ArrayList<>();
 
@@ -28,12 +29,23 @@ final class RunMonitor implements AutoCloseable {
      * @param printer the progress line, ticked at its interval
      * @param sampler the memory sampler, sampled every {@link MemorySampler#INTERVAL_MILLIS} ms
      * @param soak the soak recorder, sampled every {@link SoakRecorder#interval()}, first one interval after the start
-     * @param series the report's time series, sampled every {@link ReportSeries#INTERVAL_MILLIS} ms
      */
-    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak, ReportSeries series) {
+    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak) {
+        this(printer, sampler, soak, null, null);
+    }
+
+    /**
+     * Starts the monitor thread, also sampling the flow (backpressure, pool usage).
+     *
+     * @param flow the flow sampler, sampled every {@link FlowSampler#INTERVAL_MILLIS} ms; or null for none
+     * @param series the {@code --report} time series, sampled every {@link ReportSeries#INTERVAL_MILLIS} ms; or null
+     */
+    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak, FlowSampler flow,
+               ReportSeries series) {
         this.printer = printer;
         this.sampler = sampler;
         this.soak = soak;
+        this.flow = flow;
         this.series = series;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "sluice-bench-monitor");
@@ -41,8 +53,14 @@ final class RunMonitor implements AutoCloseable {
             return thread;
         });
         jobs.add(scheduler.scheduleAtFixedRate(sampler::sample, 0, MemorySampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
-        jobs.add(scheduler.scheduleAtFixedRate(series::sample, ReportSeries.INTERVAL_MILLIS, ReportSeries.INTERVAL_MILLIS,
-                TimeUnit.MILLISECONDS));
+        if (flow != null) {
+            jobs.add(scheduler.scheduleAtFixedRate(flow::sample, FlowSampler.INTERVAL_MILLIS,
+                    FlowSampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
+        }
+        if (series != null) {
+            jobs.add(scheduler.scheduleAtFixedRate(series::sample, ReportSeries.INTERVAL_MILLIS,
+                    ReportSeries.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
+        }
         long soakMillis = soak.interval().toMillis();
         jobs.add(scheduler.scheduleAtFixedRate(soak::sample, soakMillis, soakMillis, TimeUnit.MILLISECONDS));
         if (printer.interval() != null) {
@@ -56,14 +74,19 @@ final class RunMonitor implements AutoCloseable {
         return sampler.peak();
     }
 
+    /** @return the flow samples with their means and peaks; call after {@link #close()} */
+    FlowSummary flow() {
+        return flow == null ? FlowSummary.NONE : flow.summary();
+    }
+
+    /** @return the {@code --report} time series; call after {@link #close()} */
+    ReportSeries series() {
+        return series == null ? ReportSeries.NONE : series;
+    }
+
     /** @return the soak series; call after {@link #close()} */
     SoakReport soak() {
         return soak.report();
-    }
-
-    /** @return the report's time series; call after {@link #close()} */
-    ReportSeries series() {
-        return series;
     }
 
     /**
@@ -91,7 +114,12 @@ final class RunMonitor implements AutoCloseable {
             throw new IllegalStateException("interrupted while stopping the monitor thread", e);
         }
         sampler.sample(); // the main thread now owns the samplers: the scheduler has terminated
-        series.sample(); // the last point: the end of the run
+        if (flow != null) {
+            flow.sample();
+        }
+        if (series != null) {
+            series.sample(); // the last point: the end of the run
+        }
         printer.finish();
     }
 }

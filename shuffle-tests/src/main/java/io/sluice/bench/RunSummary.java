@@ -16,18 +16,27 @@ package io.sluice.bench;
  * @param buffersNotReturned network buffers still in use after everything closed (a leak when above 0)
  * @param failure why the run failed, or null when it passed
  * @param soak the soak samples ({@link SoakReport#NONE} when none were taken)
+ * @param flow the backpressure and pool usage samples ({@link FlowSummary#NONE} when none were taken)
  * @param series the time series {@code --report} charts ({@link ReportSeries#NONE} when none were taken)
  */
 record RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
                   long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
-                  int buffersNotReturned, String failure, SoakReport soak, ReportSeries series) {
+                  int buffersNotReturned, String failure, SoakReport soak, FlowSummary flow, ReportSeries series) {
 
     /** A summary without a time series for the report. */
     RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
                long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
+               int buffersNotReturned, String failure, SoakReport soak, FlowSummary flow) {
+        this(command, shape, producers, consumers, recordSizes, bytes, records, wallNanos, latency, memory,
+                buffersNotReturned, failure, soak, flow, ReportSeries.NONE);
+    }
+
+    /** A summary without flow samples. */
+    RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
+               long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
                int buffersNotReturned, String failure, SoakReport soak) {
         this(command, shape, producers, consumers, recordSizes, bytes, records, wallNanos, latency, memory,
-                buffersNotReturned, failure, soak, ReportSeries.NONE);
+                buffersNotReturned, failure, soak, FlowSummary.NONE);
     }
 
     /** A summary without soak samples. */

@@ -1,5 +1,6 @@
 package io.sluice.netty.partition;
 
+import io.sluice.netty.metrics.WriterCounters;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
@@ -34,6 +35,8 @@ public abstract class AbstractResultPartition implements ResultPartitionWriter, 
     private volatile Consumer<ByteBuffer> taskEventListener;
     private final AtomicLong bytesOut = new AtomicLong();
     private final AtomicLong buffersOut = new AtomicLong();
+    /** Records out and the producer's waits for buffers, for {@code metrics()}. */
+    protected final WriterCounters counters = new WriterCounters();
 
     /**
      * @throws IllegalArgumentException with fewer than one subpartition

@@ -5,11 +5,13 @@ import io.sluice.api.RecordFraming;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
+import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.metrics.WriterCounters;
 import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,13 +20,13 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A pipelined, bounded result partition: one {@link PipelinedSubpartition} per consumer, fed by one producer
@@ -88,7 +90,6 @@ public final class ResultPartition extends AbstractResultPartition {
     private ScheduledFuture<?> flushTask; // guarded by stateLock
 
     private final AvailabilityHandOff availability;
-    private final AtomicLong backpressuredNanos = new AtomicLong();
 
     /**
      * @param flushScheduler the environment's one scheduler for periodic flushes (never a thread per partition)
@@ -408,9 +409,29 @@ public final class ResultPartition extends AbstractResultPartition {
         return state == State.FINISHED;
     }
 
-    /** Time the producer spent blocked for lack of a buffer. */
+    /** Time the producer spent blocked for lack of a buffer, a wait in progress included. */
     public long backpressuredNanos() {
-        return backpressuredNanos.get();
+        return counters.backpressuredNanos(System.nanoTime());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Reads the counters without a lock, and the pool's usage and each subpartition's backlog under their own
+     * locks for a moment (never {@code emitLock}), so a reader never waits for a blocked producer.
+     */
+    @Override
+    public WriterMetrics metrics() {
+        State current = state;
+        List<Integer> backlog = List.of();
+        if (current == State.RUNNING || current == State.FINISHED) {
+            Integer[] perSubpartition = new Integer[subpartitions.length];
+            for (int i = 0; i < subpartitions.length; i++) {
+                perSubpartition[i] = subpartitions[i].getBacklog();
+            }
+            backlog = List.of(perSubpartition);
+        }
+        return counters.snapshot(partitionId, ownerName, bytesOut(), buffersOut(), bufferPool, backlog);
     }
 
     /** The partition's pool (for tests and metrics), or null before setup. */
@@ -472,6 +493,7 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     private void emitLocked(ByteBuffer record, int target) throws IOException {
+        counters.onRecords(1);
         int start = record.position();
         try {
             if (writeLength(record.remaining(), target)) {
@@ -561,7 +583,7 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     private BufferBuilder requestBuilderBlocking(int target) throws IOException {
-        long start = System.nanoTime();
+        long start = counters.beginWait();
         try {
             return bufferPool.requestBufferBuilderBlocking(target);
         } catch (InterruptedException e) {
@@ -573,7 +595,7 @@ public final class ResultPartition extends AbstractResultPartition {
         } catch (BufferPoolDestroyedException e) {
             throw releasedException(e);
         } finally {
-            backpressuredNanos.addAndGet(System.nanoTime() - start);
+            counters.endWait(start);
         }
     }
 

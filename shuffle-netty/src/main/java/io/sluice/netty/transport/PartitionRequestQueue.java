@@ -55,6 +55,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     private ChannelHandlerContext ctx; // set once in handlerAdded
     private ServerReadThrottle readThrottle; // set once in handlerAdded
+    private ConnectionTraffic traffic; // set once in handlerAdded
 
     PartitionRequestQueue(TransportMetrics metrics) {
         this(metrics, null, false);
@@ -75,6 +76,12 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.readThrottle = new ServerReadThrottle(ctx.channel());
+        this.traffic = ConnectionTraffic.of(ctx.channel());
+    }
+
+    /** The connection's counters, where readers count their credit. Event loop. */
+    ConnectionTraffic traffic() {
+        return traffic;
     }
 
     /** Pauses reading from this connection while it cannot take more. Event loop. */
@@ -107,6 +114,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     /** Registers a new reader (its view may come later). Event loop. */
     void register(CreditBasedViewReader reader) {
         assert ctx.executor().inEventLoop();
+        traffic.addCredit(reader.credit());
         CreditBasedViewReader previous = allReaders.put(reader.receiverId(), reader);
         if (previous != null) {
             // A retriggered request for the same receiver replaces the old reader.

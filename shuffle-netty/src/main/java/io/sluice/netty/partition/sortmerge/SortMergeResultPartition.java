@@ -6,6 +6,7 @@ import io.sluice.api.RecordFraming;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.LocalBufferPool;
@@ -159,6 +160,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
                 broadcastRegion = false;
             }
             writeRecord(record, targetSubpartition);
+            counters.onRecords(1);
         }
     }
 
@@ -168,6 +170,8 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
             checkAcceptingRecords();
             enterBroadcastRegion();
             writeRecord(record, subpartitions);
+            // Stored once, read by every subpartition: counted as the API counts a broadcast.
+            counters.onRecords(subpartitions);
         }
     }
 
@@ -191,6 +195,17 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     @Override
     public void broadcastBlockingEvent(ByteBuffer event) throws IOException {
         broadcastEvent(event, false);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The backlog list is empty: the data goes to disk, and its readers read it after {@link #finish()}. The
+     * producer is backpressured while it waits for a buffer after writing a region out.
+     */
+    @Override
+    public WriterMetrics metrics() {
+        return counters.snapshot(partitionId, ownerName, bytesOut(), buffersOut(), bufferPool, List.of());
     }
 
     /** Nothing to flush: data becomes readable at {@link #finish()}. */
@@ -452,6 +467,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         }
         // Every buffer holds data: write them out as one region; they come back to the pool.
         spillRegion();
+        long start = counters.beginWait();
         try {
             return bufferPool.requestBufferBlocking();
         } catch (InterruptedException e) {
@@ -462,6 +478,8 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
             throw ex;
         } catch (BufferPoolDestroyedException e) {
             throw released();
+        } finally {
+            counters.endWait(start);
         }
     }
 
