@@ -33,7 +33,7 @@ profile="$(mktemp -d)"
 trap 'rm -rf "$profile"' EXIT
 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
-  --user-data-dir="$profile" --hide-scrollbars --window-size=800,1500 \
+  --user-data-dir="$profile" --hide-scrollbars --window-size=800,1860 \
   --screenshot="$(realpath -m "$screenshot")" "file://$(realpath "$report")" >/dev/null 2>&1
 [[ -s "$screenshot" ]] || { echo "render-report.sh: chromium wrote no screenshot" >&2; exit 1; }
 echo "$screenshot"
