@@ -33,19 +33,19 @@ final class BenchTls {
             return options;
         }
         if (options.command() == Command.CONSUME) {
-            throw new UsageException(BenchOption.SSL.flag() + " with consume needs the stores serve uses: pass the "
-                    + BenchOption.CONF.flag() + " " + ShuffleOptions.SSL_KEYSTORE.key() + "=... flags serve printed");
+            throw new UsageException(Flags.SSL + " with consume needs the stores serve uses: pass the "
+                    + Flags.CONF + " " + ShuffleOptions.SSL_KEYSTORE.key() + "=... flags serve printed");
         }
         ThrowawayPki pki;
         try {
             Path directory = Files.createTempDirectory("sluice-bench-tls");
             pki = ThrowawayPki.create(directory, "sluice-bench", "PKCS12");
         } catch (IOException e) {
-            throw new UsageException(BenchOption.SSL.flag() + ": cannot make a throw-away CA with keytool: "
+            throw new UsageException(Flags.SSL + ": cannot make a throw-away CA with keytool: "
                     + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new UsageException(BenchOption.SSL.flag() + ": interrupted while making certificates");
+            throw new UsageException(Flags.SSL + ": interrupted while making certificates");
         }
         ShuffleConfig withStores = pki.configure(config, config.get(ShuffleOptions.SSL_PROVIDER));
         err.println("sluice-bench: TLS with a throw-away CA in " + pki.keystore().getParent()
@@ -57,10 +57,10 @@ final class BenchTls {
     }
 
     private static String consumeFlags(ShuffleConfig config) {
-        StringBuilder flags = new StringBuilder(BenchOption.SSL.flag() + " " + config.get(ShuffleOptions.SSL_PROVIDER));
+        StringBuilder flags = new StringBuilder(Flags.SSL + " " + config.get(ShuffleOptions.SSL_PROVIDER));
         for (ConfigOption<String> option : List.of(ShuffleOptions.SSL_KEYSTORE, ShuffleOptions.SSL_KEYSTORE_PASSWORD,
                 ShuffleOptions.SSL_TRUSTSTORE, ShuffleOptions.SSL_TRUSTSTORE_PASSWORD)) {
-            flags.append(' ').append(BenchOption.CONF.flag()).append(' ').append(option.key()).append('=')
+            flags.append(' ').append(Flags.CONF).append(' ').append(option.key()).append('=')
                     .append(config.toMap().get(option.key()));
         }
         return flags.toString();

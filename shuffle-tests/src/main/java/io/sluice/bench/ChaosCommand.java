@@ -6,61 +6,61 @@ import io.sluice.tests.chaos.ChaosTally;
 import io.sluice.testing.NettyLeaks;
 
 import java.io.PrintStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import java.util.List;
 
 /**
  * {@code sluice-bench chaos}: runs seeded fault-injection seeds ({@code --seeds N [--start S]}, or one
  * {@code --seed S} with its full report), prints progress to stderr every few seconds and the report of every failing
  * seed, with the command that replays it, to stdout. Checks Netty's leak detector (paranoid) after every seed.
- * Exit status 0 when every seed passed, 1 when one failed, 2 for a wrong command line. One thread.
+ * Exit status 0 when every seed passed, 1 when one failed, 2 for a wrong command line. Options filled by picocli;
+ * one thread.
  */
+@Command(name = "chaos", sortOptions = false, usageHelpWidth = HelpText.WIDTH,
+        header = "Seeded fault injection: every seed's faults and job come from the seed alone.",
+        synopsisHeading = "%nUsage: ", customSynopsis = "sluice-bench chaos [--seeds N] [--start S] | --seed S",
+        descriptionHeading = "%n",
+        description = "Each seed builds 2 to 4 environments, an all-to-all job and a schedule of faults from the seed"
+                + " alone, and checks that every consumer read everything intact or failed as documented, that nothing"
+                + " hung, and that every segment and Netty buffer came back.",
+        optionListHeading = "%nOptions:%n",
+        footer = "%nExit status: 0 all passed, 1 a seed failed, 2 for a wrong command line.")
 final class ChaosCommand {
 
     private static final long PROGRESS_NANOS = 10_000_000_000L;
     static final int LEAK_CHECK_EVERY = 20;
 
-    private ChaosCommand() {
-    }
+    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1000",
+            description = "seeds to run, from --start on [default: ${DEFAULT-VALUE}]")
+    long seeds;
 
-    static String usage() {
-        return "Usage: sluice-bench chaos [--seeds N] [--start S] | --seed S\n"
-                + "  --seeds N   seeds to run, from --start on [default: 1000]\n"
-                + "  --start S   first seed [default: 1]\n"
-                + "  --seed S    run only seed S and print its report, passed or not\n"
-                + "Each seed builds 2 to 4 environments, an all-to-all job and a schedule of faults from the seed alone,\n"
-                + "and checks that every consumer read everything intact or failed as documented, that nothing hung,\n"
-                + "and that every segment and Netty buffer came back. Exit status: 0 all passed, 1 a seed failed.\n";
+    @Option(names = "--start", paramLabel = "S", defaultValue = "1", description = "first seed [default: ${DEFAULT-VALUE}]")
+    long start;
+
+    @Option(names = "--seed", paramLabel = "S", description = "run only seed S and print its report, passed or not")
+    Long single;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help")
+    boolean help;
+
+    /**
+     * @throws UsageException when --seeds is below 1
+     */
+    void check() throws UsageException {
+        if (seeds < 1) {
+            throw new UsageException("--seeds " + seeds + " is out of range; use 1 or more");
+        }
     }
 
     /**
-     * @param args the arguments after {@code chaos}
+     * Runs the seeds; call {@link #check} first.
+     *
+     * @param out where reports and the tally go
+     * @param err where progress goes
      * @return the exit status
      */
-    static int run(String[] args, PrintStream out, PrintStream err) {
-        long start = 1;
-        long seeds = 1000;
-        Long single = null;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--seeds" -> seeds = Long.parseLong(value(args, ++i, "--seeds"));
-                    case "--start" -> start = Long.parseLong(value(args, ++i, "--start"));
-                    case "--seed" -> single = Long.parseLong(value(args, ++i, "--seed"));
-                    case "--help", "-h" -> {
-                        out.print(usage());
-                        return Main.EXIT_PASS;
-                    }
-                    default -> throw new UsageException("unknown argument '" + args[i] + "' of chaos");
-                }
-            }
-            if (seeds < 1) {
-                throw new UsageException("--seeds " + seeds + " is out of range; use 1 or more");
-            }
-        } catch (NumberFormatException | UsageException e) {
-            err.println("sluice-bench chaos: " + e.getMessage());
-            err.print(usage());
-            return Main.EXIT_USAGE;
-        }
+    int run(PrintStream out, PrintStream err) {
         NettyLeaks.installForCommandLine();
         if (single != null) {
             ChaosResult result = new ChaosRun(single).execute();
@@ -106,12 +106,5 @@ final class ChaosCommand {
                 seeds / seconds);
         out.print(tally.summary());
         return tally.failed() == 0 && tally.leaks() == 0 ? Main.EXIT_PASS : Main.EXIT_FAIL;
-    }
-
-    private static String value(String[] args, int i, String flag) throws UsageException {
-        if (i >= args.length) {
-            throw new UsageException(flag + " needs a value");
-        }
-        return args[i];
     }
 }

@@ -3,10 +3,11 @@ package io.sluice.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
+import picocli.CommandLine;
 
 /**
  * The sluice-bench command line: {@code run} (the default), {@code serve}, {@code consume},
- * {@code jmh}, {@code chaos}; see {@link Usage}. Exit status 0 when every record arrived intact, 1 when the
+ * {@code jmh}, {@code chaos}; see {@link SluiceBench}. Exit status 0 when every record arrived intact, 1 when the
  * run failed, 2 for a wrong command line.
  */
 public final class Main {
@@ -44,24 +45,28 @@ public final class Main {
      * @return the exit status
      */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length > 0 && (args[0].equals("help") || args[0].equals("-h"))) {
-            out.print(Usage.text(Command.RUN));
-            return EXIT_PASS;
-        }
-        if (args.length > 0 && args[0].equals("chaos")) {
-            return ChaosCommand.run(Arrays.copyOfRange(args, 1, args.length), out, err);
+        String[] line = args;
+        if (args.length > 0 && args[0].equals("help")) {
+            // "help" and "help serve" print the help of the top command or of the one named.
+            line = Arrays.copyOf(Arrays.copyOfRange(args, 1, args.length), args.length);
+            line[args.length - 1] = Flags.HELP;
         }
         BenchOptions options;
         try {
-            options = BenchTls.withStores(BenchArguments.parse(args), err);
+            CommandLine chosen = BenchCli.select(line);
+            if (chosen.isUsageHelpRequested()) {
+                out.print(chosen.getUsageMessage());
+                return EXIT_PASS;
+            }
+            if (chosen.getCommand() instanceof ChaosCommand chaos) {
+                chaos.check();
+                return chaos.run(out, err);
+            }
+            options = BenchTls.withStores(((BenchCommand) chosen.getCommand()).options(), err);
         } catch (UsageException e) {
             err.println("sluice-bench: " + e.getMessage());
             err.println("(sluice-bench --help lists the options)");
             return EXIT_USAGE;
-        }
-        if (options.help()) {
-            out.print(Usage.text(options.command()));
-            return EXIT_PASS;
         }
         RunSummary summary = switch (options.command()) {
             case RUN -> new LocalRun(options, err).execute();
@@ -75,7 +80,7 @@ public final class Main {
                 HtmlReport.write(summary, options.report());
                 err.println("sluice-bench: report written to " + options.report());
             } catch (IOException e) {
-                err.println("sluice-bench: cannot write " + BenchOption.REPORT.flag() + " " + options.report() + ": " + e);
+                err.println("sluice-bench: cannot write " + Flags.REPORT + " " + options.report() + ": " + e);
                 return EXIT_FAIL;
             }
         }

@@ -105,6 +105,6 @@ final class MeasuredRun {
         for (Throwable suppressed : failure.getSuppressed()) {
             text.append("; also: ").append(suppressed.getMessage());
         }
-        return BenchOption.withOptionHints(text.toString().replace('\n', ' '));
+        return LibraryFlags.withOptionHints(text.toString().replace('\n', ' '));
     }
 }

@@ -16,6 +16,12 @@ enum ProgressMode {
     /** No progress output. */
     OFF;
 
+    /** @return the mode as the command line writes it, e.g. {@code plain} */
+    @Override
+    public String toString() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** @return this mode, with AUTO resolved to TTY or PLAIN by looking at stderr */
     ProgressMode resolve() {
         if (this != AUTO) {

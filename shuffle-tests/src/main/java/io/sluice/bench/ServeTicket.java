@@ -23,16 +23,16 @@ record ServeTicket(String host, int port, String producerId, List<ResultPartitio
      */
     String toCommandLine(String segmentSize, Workload workload) {
         List<String> args = new ArrayList<>(List.of("consume",
-                BenchOption.CONNECT.flag(), host + ":" + port,
-                BenchOption.PRODUCER_ID.flag(), producerId,
-                BenchOption.PARTITIONS.flag(), joinIds(),
-                BenchOption.SUBPARTITIONS.flag(), String.valueOf(subpartitions),
-                BenchOption.SEGMENT_SIZE.flag(), segmentSize));
+                Flags.CONNECT, host + ":" + port,
+                Flags.PRODUCER_ID, producerId,
+                Flags.PARTITIONS, joinIds(),
+                Flags.SUBPARTITIONS, String.valueOf(subpartitions),
+                Flags.SEGMENT_SIZE, segmentSize));
         if (workload.timed()) {
-            args.add(BenchOption.DURATION.flag());
+            args.add(Flags.DURATION);
             args.add(workload.duration().toMillis() + "ms");
         } else {
-            args.add(BenchOption.BYTES.flag());
+            args.add(Flags.BYTES);
             args.add(String.valueOf(workload.totalBytes()));
         }
         return String.join(" ", args);

@@ -97,7 +97,7 @@ class HtmlReportTest {
     @Test
     void reportInAMissingDirectory_isAUsageError_beforeTheRun() {
         UsageException wrong = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
-                () -> BenchArguments.parse(new String[] {"--report", directory.resolve("no/such/dir/run.html").toString()}));
+                () -> BenchCli.parse(new String[] {"--report", directory.resolve("no/such/dir/run.html").toString()}));
         assertTrue(wrong.getMessage().startsWith("--report "), wrong.getMessage());
         assertTrue(wrong.getMessage().contains("does not exist"), wrong.getMessage());
     }

@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -29,8 +30,15 @@ class MainTest {
 
         assertEquals(Main.EXIT_PASS, status);
         String help = text(out).replaceAll("\n +", " "); // undo the wrapping of long help lines
-        for (BenchOption option : BenchOption.values()) {
-            assertEquals(option.appliesTo(Command.RUN), help.contains(option.flag() + " "), option.flag() + " in\n" + help);
+        for (String flag : new String[] {"--producers=N", "--consumers=N", "--environments=N", "--record-size=SIZES",
+            "--bytes=SIZE", "--duration=TIME", "--transport=", "--ssl=", "--flush-interval=TIME", "--memory=SIZE",
+            "--segment-size=SIZE", "--buffers-per-channel=N", "--floating-buffers=N", "--partition-type=",
+            "--compression=", "--conf=KEY=VALUE", "--seed=N", "--timeout=TIME", "--sample-interval=TIME", "--progress=",
+            "--json ", "--report=FILE.html", "--corrupt-record=CHANNEL:SEQ", "--help "}) {
+            assertTrue(help.contains(flag), flag + " in\n" + help);
+        }
+        for (String flag : new String[] {"--connect", "--bind", "--port", "--partitions", "--subpartitions"}) {
+            assertFalse(help.contains(flag), "run does not take " + flag + ":\n" + help);
         }
         assertTrue(help.contains("[default: 4g]"), help);
         assertTrue(help.contains("[default: 64m (library default)]"), help);
@@ -42,7 +50,7 @@ class MainTest {
         assertEquals(Main.EXIT_PASS, run("consume", "--help"));
 
         String help = text(out);
-        for (String flag : new String[] {"--connect HOST:PORT", "--producer-id ID", "--partitions HEX,...", "--subpartitions N"}) {
+        for (String flag : new String[] {"--connect=HOST:PORT", "--producer-id=ID", "--partitions=HEX,...", "--subpartitions=N"}) {
             assertTrue(help.contains(flag), flag + " in\n" + help);
         }
         assertTrue(help.contains("Across machines"), help);

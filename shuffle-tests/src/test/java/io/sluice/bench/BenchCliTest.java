@@ -12,11 +12,11 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class BenchArgumentsTest {
+class BenchCliTest {
 
     @Test
     void noArguments_isTheDocumentedDefaultRun() throws Exception {
-        BenchOptions options = BenchArguments.parse(new String[0]);
+        BenchOptions options = BenchCli.parse(new String[0]);
 
         assertEquals(Command.RUN, options.command());
         assertFalse(options.help());
@@ -37,7 +37,7 @@ class BenchArgumentsTest {
 
     @Test
     void everyOptionOfRun_isReadInBothSpellings() throws Exception {
-        BenchOptions options = BenchArguments.parse(new String[] {"run", "--producers=3", "--consumers", "5",
+        BenchOptions options = BenchCli.parse(new String[] {"run", "--producers=3", "--consumers", "5",
             "--environments", "3", "--record-size", "64..4k", "--duration", "30s", "--transport", "nio",
             "--flush-interval", "0", "--memory", "128m", "--segment-size", "64k", "--buffers-per-channel", "4",
             "--floating-buffers=16", "--conf", "shuffle.netty.server-threads=1", "--seed", "-7", "--timeout", "2min",
@@ -67,20 +67,19 @@ class BenchArgumentsTest {
 
     @Test
     void partitionTypeAndCompression_areRead_andAWrongTypeIsAUsageError() throws Exception {
-        BenchOptions options = BenchArguments.parse(new String[] {"--partition-type", "blocking",
+        BenchOptions options = BenchCli.parse(new String[] {"--partition-type", "blocking",
             "--compression", "lz4"});
 
         assertTrue(options.blocking());
         assertEquals("lz4", options.shuffleConfig().get(io.sluice.api.ShuffleOptions.COMPRESSION_CODEC));
-        assertFalse(BenchArguments.parse(new String[0]).blocking());
-        UsageException wrong = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
-                () -> BenchArguments.parse(new String[] {"--partition-type", "batch"}));
-        assertTrue(wrong.getMessage().contains("--partition-type"), wrong.getMessage());
+        assertFalse(BenchCli.parse(new String[0]).blocking());
+        assertUsage("Invalid value for option '--partition-type': expected one of [PIPELINED, BLOCKING] (case-insensitive)"
+                + " but was 'batch'", "--partition-type", "batch");
     }
 
     @Test
     void help_isRecognisedWithoutCheckingTheRest() throws Exception {
-        BenchOptions options = BenchArguments.parse(new String[] {"serve", "--producers", "0", "--help"});
+        BenchOptions options = BenchCli.parse(new String[] {"serve", "--producers", "0", "--help"});
 
         assertTrue(options.help());
         assertEquals(Command.SERVE, options.command());
@@ -93,7 +92,7 @@ class BenchArgumentsTest {
         Workload workload = new Workload(io.sluice.tests.support.RecordSizes.fixed(100), 1L << 30, null, 1, null);
 
         String line = ticket.toCommandLine("64k", workload);
-        BenchOptions options = BenchArguments.parse(line.split(" "));
+        BenchOptions options = BenchCli.parse(line.split(" "));
 
         assertEquals(Command.CONSUME, options.command());
         assertEquals(ticket, options.ticket());
@@ -110,53 +109,60 @@ class BenchArgumentsTest {
 
         String[] args = ticket.toCommandLine("32k", workload).replace("::1:1", "[::1]:1").split(" ");
 
-        assertEquals(Duration.ofSeconds(20), BenchArguments.parse(args).workload().duration());
-        assertEquals("::1", BenchArguments.parse(args).ticket().host());
+        assertEquals(Duration.ofSeconds(20), BenchCli.parse(args).workload().duration());
+        assertEquals("::1", BenchCli.parse(args).ticket().host());
     }
 
     @Test
     void unknownCommand_listsTheCommands() {
-        assertUsage("unknown command 'srve'; the commands are run (the default), serve, consume and jmh; see --help", "srve");
+        assertUsage("unexpected argument 'srve'; did you mean serve?", "srve");
+        assertUsage("unexpected argument 'bogus'; the commands are run, serve, consume, chaos and jmh; see run --help", "bogus");
     }
 
     @Test
     void unknownOption_suggestsTheClosest() {
-        assertUsage("unknown option --prodcers; did you mean --producers?", "--prodcers", "4");
-        assertUsage("unknown option --segmentsize; did you mean --segment-size?", "--segmentsize=64k");
+        assertUsage("unknown option '--prodcers'; did you mean --producers (or --progress)?", "--prodcers", "4");
+        assertUsage("unknown option '--segmentsize'; did you mean --segment-size (or --seed)?", "--segmentsize=64k");
+        assertUsage("unknown option '--sed'; did you mean --seeds (or --seed)?", "chaos", "--sed", "3");
     }
 
     @Test
     void strayArgument_isRefused() {
-        assertUsage("unexpected argument '4'; options start with --, see --help", "--json", "4");
-        assertUsage("unexpected argument '--'; options start with --, see --help", "--");
+        assertUsage("unexpected argument '4'; the commands are run, serve, consume, chaos and jmh; see run --help",
+                "--json", "4");
+        // "--" ends the options, as in every POSIX tool: what follows is an argument, and run takes none.
+        assertUsage("unexpected argument '--json'; the commands are run, serve, consume, chaos and jmh; see run --help", "--", "--json");
+        assertUsage("--json comes before the command 'serve'; options follow the command word", "--json", "serve");
     }
 
     @Test
     void optionOfAnotherCommand_namesTheCommand() {
-        assertUsage("--connect is not an option of 'run'; see run --help", "--connect", "h:1");
-        assertUsage("--environments is not an option of 'serve'; see serve --help", "serve", "--environments", "2");
-        assertUsage("--producers is not an option of 'consume'; see consume --help", "consume", "--producers", "2");
+        assertUsage("--connect is not an option of 'run' but of 'consume'; see run --help", "--connect", "h:1");
+        assertUsage("--environments is not an option of 'serve' but of 'run'; see serve --help", "serve", "--environments", "2");
+        assertUsage("--producers is not an option of 'consume' but of 'run'; see consume --help", "consume", "--producers", "2",
+                "--connect", "h:1", "--producer-id", "p", "--partitions", ResultPartitionId.random().toString(),
+                "--subpartitions", "1");
     }
 
     @Test
     void missingValue_showsTheForm() {
-        assertUsage("--producers needs a value: --producers N", "--producers");
+        assertUsage("Missing required parameter for option '--producers' (N)", "--producers");
     }
 
     @Test
     void flagWithAValue_isRefused() {
-        assertUsage("--json takes no value", "--json=yes");
+        assertUsage("Invalid value for option '--json': 'yes' is not a boolean", "--json=yes");
     }
 
     @Test
     void repeatedOption_isRefused() {
-        assertUsage("--producers is given twice", "--producers", "2", "--producers", "3");
+        assertUsage("option '--producers' (N) should be specified only once", "--producers", "2", "--producers", "3");
     }
 
     @Test
     void notAWholeNumber_showsAnExample() {
-        assertUsage("--consumers 'four' is not a whole number, e.g. --consumers 4", "--consumers", "four");
-        assertUsage("--seed '1.5' is not a whole number, e.g. --seed 4", "--seed", "1.5");
+        assertUsage("Invalid value for option '--consumers': 'four' is not an int", "--consumers", "four");
+        assertUsage("Invalid value for option '--seed': '1.5' is not a long", "--seed", "1.5");
     }
 
     @Test
@@ -169,35 +175,37 @@ class BenchArgumentsTest {
 
     @Test
     void wrongSizes_sayWhyAndTheFormsAccepted() {
-        assertUsage("--bytes: '4x' is not a byte size (unknown unit 'x'); use " + io.sluice.api.ByteSizes.FORMS, "--bytes", "4x");
+        assertUsage("Invalid value for option '--bytes': '4x' is not a byte size (unknown unit 'x'); use "
+                + io.sluice.api.ByteSizes.FORMS, "--bytes", "4x");
         assertUsage("--bytes must be at least 1 byte, e.g. --bytes 1g", "--bytes", "0");
-        assertUsageStartsWith("--record-size: 'big' is not a byte size", "--record-size", "big");
+        assertUsageStartsWith("Invalid value for option '--record-size': 'big' is not a byte size", "--record-size", "big");
         assertUsage("--record-size: 10 bytes is too small: every record carries a 24-byte header (channel, sequence, "
                 + "timestamp, checksum), so use at least 24", "--record-size", "10:1,100:1");
     }
 
     @Test
     void timedRunWithoutTimeout_bringsItsOwnDeadline_durationPlusTenMinutes() throws Exception {
-        BenchOptions hour = BenchArguments.parse(new String[] {"--duration", "1h"});
-        BenchOptions explicit = BenchArguments.parse(new String[] {"--duration", "1h", "--timeout", "5min"});
-        BenchOptions consume = BenchArguments.parse(new String[] {"consume", "--duration", "20min", "--connect", "h:1",
+        BenchOptions hour = BenchCli.parse(new String[] {"--duration", "1h"});
+        BenchOptions explicit = BenchCli.parse(new String[] {"--duration", "1h", "--timeout", "5min"});
+        BenchOptions consume = BenchCli.parse(new String[] {"consume", "--duration", "20min", "--connect", "h:1",
             "--producer-id", "p", "--partitions", "0123456789abcdef0123456789abcdef", "--subpartitions", "2"});
 
         assertEquals(Duration.ofMinutes(70), hour.timeout());
         assertEquals(Duration.ofMinutes(5), explicit.timeout(), "an explicit --timeout still wins");
         assertEquals(Duration.ofMinutes(30), consume.timeout());
-        assertTrue(Usage.text(Command.RUN).contains("with --duration: the duration + 10min"), Usage.text(Command.RUN));
+        String help = BenchCli.commandLine().getUsageMessage().replaceAll("\n +", " ");
+        assertTrue(help.contains("with --duration: the duration + 10min"), help);
     }
 
     @Test
     void sampleInterval_isReadAndMustBePositive() throws Exception {
-        assertEquals(Duration.ofSeconds(1), BenchArguments.parse(new String[] {"--sample-interval", "1s"}).sampleInterval());
+        assertEquals(Duration.ofSeconds(1), BenchCli.parse(new String[] {"--sample-interval", "1s"}).sampleInterval());
         assertUsage("--sample-interval must be longer than 0, e.g. --sample-interval 1min", "--sample-interval", "0");
     }
 
     @Test
     void durationsAndSizes_readTheLibrarysFormat_microsecondsAndDaysToo() throws Exception {
-        BenchOptions options = BenchArguments.parse(new String[] {"--flush-interval", "500us", "--duration", "1d",
+        BenchOptions options = BenchCli.parse(new String[] {"--flush-interval", "500us", "--duration", "1d",
             "--memory", "64mb"});
         assertEquals(Duration.ofDays(1), options.workload().duration());
         assertEquals(Duration.ofNanos(500_000),
@@ -207,8 +215,10 @@ class BenchArgumentsTest {
 
     @Test
     void wrongDurations_sayWhyAndTheFormsAccepted() {
-        assertUsage("--duration: '5 weeks' is not a duration (unknown unit 'weeks'); use " + io.sluice.api.Durations.FORMS, "--duration", "5 weeks");
-        assertUsage("--timeout: 'soon' is not a duration (no leading number); use " + io.sluice.api.Durations.FORMS, "--timeout", "soon");
+        assertUsage("Invalid value for option '--duration': '5 weeks' is not a duration (unknown unit 'weeks'); use "
+                + io.sluice.api.Durations.FORMS, "--duration", "5 weeks");
+        assertUsage("Invalid value for option '--timeout': 'soon' is not a duration (no leading number); use "
+                + io.sluice.api.Durations.FORMS, "--timeout", "soon");
         assertUsage("--duration must be longer than 0, e.g. --duration 30s", "--duration", "0s");
         assertUsage("--timeout must be longer than 0, e.g. --timeout 5min", "--timeout", "0");
         assertUsage("--bytes and --duration exclude each other: give one", "--bytes", "1g", "--duration", "10s");
@@ -220,7 +230,8 @@ class BenchArgumentsTest {
         assertUsageStartsWith("--memory: 16k is less than one segment (--segment-size = 32k); raise --memory or lower --segment-size",
                 "--memory", "16k");
         assertUsageStartsWith("--buffers-per-channel", "--buffers-per-channel", "0");
-        assertUsageStartsWith("--segment-size", "--segment-size", "lots");
+        assertUsage("Invalid value for option '--segment-size': 'lots' is not a byte size (no leading number); use "
+                + io.sluice.api.ByteSizes.FORMS, "--segment-size", "lots");
     }
 
     @Test
@@ -231,7 +242,7 @@ class BenchArgumentsTest {
 
     @Test
     void conf_takesOtherLibraryOptionsOnly() {
-        assertUsage("--conf 'shuffle.netty.server-threads' is not KEY=VALUE, e.g. --conf shuffle.netty.server-threads=1",
+        assertUsage("Value for option '--conf' (KEY=VALUE) should be in KEY=VALUE format but was shuffle.netty.server-threads",
                 "--conf", "shuffle.netty.server-threads");
         assertUsage("--conf 'akka.threads' is not a library option; they start with 'shuffle.' (or are shuffle-service-factory.class)",
                 "--conf", "akka.threads=2");
@@ -249,14 +260,17 @@ class BenchArgumentsTest {
     }
 
     @Test
-    void progress_mustBeAKnownMode() {
-        assertUsage("--progress 'fancy' is not one of auto tty plain off", "--progress", "fancy");
+    void progress_mustBeAKnownMode() throws Exception {
+        assertUsage("Invalid value for option '--progress': expected one of [AUTO, TTY, PLAIN, OFF] (case-insensitive)"
+                + " but was 'fancy'", "--progress", "fancy");
+        assertEquals(ProgressMode.TTY, BenchCli.parse(new String[] {"--progress", "tty"}).progress());
     }
 
     @Test
     void consume_needsWhatServePrints() {
-        assertUsage("consume needs --connect HOST:PORT; pass the line that 'sluice-bench serve' prints", "consume");
-        assertUsage("consume needs --partitions HEX,...; pass the line that 'sluice-bench serve' prints",
+        assertUsage("Missing required options: '--connect=HOST:PORT', '--producer-id=ID', '--partitions=HEX,...',"
+                + " '--subpartitions=N'; pass the line that 'sluice-bench serve' prints", "consume");
+        assertUsage("Missing required option: '--partitions=HEX,...'; pass the line that 'sluice-bench serve' prints",
                 "consume", "--connect", "h:1", "--producer-id", "p", "--subpartitions", "1");
     }
 
@@ -267,7 +281,8 @@ class BenchArgumentsTest {
                 "consume", "--connect", "localhost", "--producer-id", "p", "--partitions", id, "--subpartitions", "1");
         assertUsage("--connect 'h:70000' is not HOST:PORT with a port from 1 to 65535, e.g. --connect 10.0.0.5:41234",
                 "consume", "--connect", "h:70000", "--producer-id", "p", "--partitions", id, "--subpartitions", "1");
-        assertUsage("--partitions: 'xyz' is not a partition id (32 hex digits, as serve prints them)",
+        assertUsage("Invalid value for option '--partitions' (HEX,...): 'xyz' is not a partition id (32 hex digits, as serve"
+                + " prints them)",
                 "consume", "--connect", "h:1", "--producer-id", "p", "--partitions", id + ",xyz", "--subpartitions", "1");
         assertUsage("--producer-id must not be empty",
                 "consume", "--connect", "h:1", "--producer-id", " ", "--partitions", id, "--subpartitions", "1");
@@ -276,12 +291,12 @@ class BenchArgumentsTest {
     }
 
     private static void assertUsage(String expected, String... args) {
-        UsageException e = assertThrows(UsageException.class, () -> BenchArguments.parse(args));
+        UsageException e = assertThrows(UsageException.class, () -> BenchCli.parse(args));
         assertEquals(expected, e.getMessage());
     }
 
     private static void assertUsageStartsWith(String expected, String... args) {
-        UsageException e = assertThrows(UsageException.class, () -> BenchArguments.parse(args));
+        UsageException e = assertThrows(UsageException.class, () -> BenchCli.parse(args));
         assertTrue(e.getMessage().startsWith(expected), e.getMessage());
     }
 }

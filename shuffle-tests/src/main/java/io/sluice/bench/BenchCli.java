@@ -1,0 +1,146 @@
+package io.sluice.bench;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.MissingParameterException;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The sluice-bench command line, parsed by picocli: which command, with which options. picocli's
+ * errors become a {@link UsageException} whose message names the option, the value and what is
+ * wrong, with the closest known option or command for a typo. Stateless; any thread (each call
+ * builds its own picocli objects).
+ */
+final class BenchCli {
+
+    private BenchCli() {
+    }
+
+    /** @return a fresh parser for the whole command line */
+    static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new SluiceBench());
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        cli.setResourceBundle(new LibraryDefaults());
+        return cli;
+    }
+
+    /**
+     * @param args the command line, without the program and without {@code jmh}
+     * @return the parsed command that runs: its {@code getCommand()} is a {@link BenchCommand} or a
+     *     {@link ChaosCommand}; {@code isUsageHelpRequested()} says whether to print its help instead
+     * @throws UsageException naming the first problem
+     */
+    static CommandLine select(String[] args) throws UsageException {
+        CommandLine cli = commandLine();
+        ParseResult result;
+        try {
+            result = cli.parseArgs(args);
+        } catch (ParameterException e) {
+            throw new UsageException(message(e));
+        }
+        if (result.hasSubcommand()) {
+            if (!result.matchedOptions().isEmpty()) {
+                throw new UsageException(result.matchedOptions().get(0).longestName() + " comes before the command '"
+                        + result.subcommand().commandSpec().name() + "'; options follow the command word");
+            }
+            return result.subcommand().commandSpec().commandLine();
+        }
+        return cli;
+    }
+
+    /**
+     * @param args the command line of {@code run}, {@code serve} or {@code consume}
+     * @return the checked options; only {@link BenchOptions#command()} and {@code help} when help was asked for
+     * @throws UsageException naming the first problem
+     */
+    static BenchOptions parse(String[] args) throws UsageException {
+        CommandLine chosen = select(args);
+        if (!(chosen.getCommand() instanceof BenchCommand command)) {
+            throw new IllegalArgumentException("not a command that moves records: " + String.join(" ", args));
+        }
+        if (chosen.isUsageHelpRequested()) {
+            return new BenchOptions(command.command(), true, 0, 0, 0, null, null, null, null, ProgressMode.OFF, false,
+                    null, null, false, null);
+        }
+        return command.options();
+    }
+
+    /**
+     * @param e what picocli found wrong
+     * @return the message for the user: picocli's, plus the suggestion it has for a typo, the command an
+     *     option belongs to, or where the values for a consume come from
+     */
+    static String message(ParameterException e) {
+        CommandSpec spec = e.getCommandLine().getCommandSpec();
+        if (e instanceof UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()) {
+            String argument = unmatched.getUnmatched().get(0);
+            String name = argument.startsWith("--") && argument.contains("=") ? argument.substring(0, argument.indexOf('='))
+                    : argument;
+            String owner = commandTaking(name, spec);
+            if (owner != null) {
+                return name + " is not an option of '" + commandWord(spec) + "' but of '" + owner + "'; see "
+                        + commandWord(spec) + " --help";
+            }
+            // After "--" even a known option is an argument.
+            boolean option = name.startsWith("-") && spec.findOption(name) == null;
+            String prefix = option ? "unknown option " : "unexpected argument ";
+            List<String> suggestions = byCommonPrefix(name, unmatched.getSuggestions());
+            suggestions.remove(name);
+            if (!suggestions.isEmpty()) {
+                return prefix + "'" + name + "'; did you mean " + suggestions.get(0)
+                        + (suggestions.size() > 1 ? " (or " + String.join(", ", suggestions.subList(1, suggestions.size()))
+                        + ")" : "") + "?";
+            }
+            return prefix + "'" + name + "'; " + (spec.subcommands().isEmpty() ? "" : "the commands are "
+                    + String.join(", ", spec.subcommands().keySet()) + " and jmh; ") + "see " + commandWord(spec)
+                    + " --help";
+        }
+        if (e instanceof MissingParameterException && spec.name().equals(Command.CONSUME.word())) {
+            return e.getMessage() + "; pass the line that 'sluice-bench serve' prints";
+        }
+        return e.getMessage().replace("option option", "option"); // picocli 4.7 doubles the word for a map option
+    }
+
+    /**
+     * picocli finds the options that look like a typo but orders them loosely ({@code --prodcers}
+     * lists {@code --progress} first); a typo mostly keeps the start of the word, so the candidate
+     * sharing the longest start comes first.
+     */
+    static List<String> byCommonPrefix(String typo, List<String> candidates) {
+        List<String> sorted = new ArrayList<>(candidates);
+        sorted.sort(Comparator.comparingInt((String candidate) -> commonPrefix(typo, candidate)).reversed());
+        return sorted;
+    }
+
+    private static int commonPrefix(String a, String b) {
+        int n = 0;
+        while (n < a.length() && n < b.length() && a.charAt(n) == b.charAt(n)) {
+            n++;
+        }
+        return n;
+    }
+
+    /** @return "run" for the top command, else the command's name */
+    private static String commandWord(CommandSpec spec) {
+        return spec.parent() == null ? Command.RUN.word() : spec.name();
+    }
+
+    /** @return the other command that takes the option {@code argument}, or null */
+    private static String commandTaking(String name, CommandSpec spec) {
+        if (!name.startsWith("--") || spec.findOption(name) != null) {
+            return null;
+        }
+        CommandSpec root = spec.root();
+        for (CommandLine sub : root.subcommands().values()) {
+            if (sub.getCommandSpec() != spec && sub.getCommandSpec().findOption(name) != null) {
+                return sub.getCommandSpec().name();
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,47 @@
+package io.sluice.bench;
+
+import io.sluice.api.ShuffleConfig;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The options of {@code run}, which both {@link RunCommand} and the top command {@link SluiceBench}
+ * take (picocli refuses a command whose subcommand is its own superclass). Filled by picocli; main thread.
+ */
+abstract class InProcessOptions extends BenchCommand {
+
+    private static final int MAX_ENVIRONMENTS = 64;
+
+    @Mixin
+    ProducerOptions producing;
+
+    @Mixin
+    ReceiverOptions receiving;
+
+    @Option(names = Flags.ENVIRONMENTS, order = 3, paramLabel = "N", defaultValue = "2",
+            description = "shuffle environments in this process; producers go to the first half, consumers to the rest"
+                    + " (1 = in-process channels only) [default: ${DEFAULT-VALUE}]")
+    int environments;
+
+    @Option(names = Flags.PARTITION_TYPE, order = 14, paramLabel = "pipelined|blocking", defaultValue = "pipelined",
+            description = "pipelined streams while producing; blocking writes everything to disk first (write phase),"
+                    + " then reads it (read phase), each timed, next to dd's limits of the temp directory"
+                    + " [default: ${DEFAULT-VALUE}]")
+    PartitionType partitionType;
+
+    @Override
+    io.sluice.bench.Command command() {
+        return io.sluice.bench.Command.RUN;
+    }
+
+    @Override
+    BenchOptions options() throws UsageException {
+        ShuffleConfig config = checked(receiving.addTo(producing.addTo(common.librarySettings())));
+        int producers = producing.producers();
+        int consumers = producing.consumers();
+        int checkedEnvironments = Counts.check(Flags.ENVIRONMENTS, environments, 1, MAX_ENVIRONMENTS);
+        Workload workload = producing.workload(common);
+        return options(producers, consumers, checkedEnvironments, workload, config, null, null,
+                partitionType == PartitionType.BLOCKING);
+    }
+}
