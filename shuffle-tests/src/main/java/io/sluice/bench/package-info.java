@@ -4,6 +4,10 @@
  * {@code serve} and {@code consume} (the same across two processes), and {@code jmh} (the benchmarks of
  * {@code io.sluice.bench.jmh}). It uses only the public API, as an engine would ({@code Wiring}), and
  * prints a summary table or JSON and a PASS/FAIL verdict (exit status 0, 1, or 2 for a wrong command line).
+ * picocli parses the command line ({@code BenchCli}): {@code SluiceBench} is the top command, each command a class
+ * whose options come from mixins ({@code CommonOptions}, {@code ProducerOptions}, {@code ReceiverOptions}), sizes
+ * and times go through the API's {@code ByteSizes} and {@code Durations}, and library options are checked by the
+ * library's own validator and reported under their flags ({@code LibraryFlags}).
  *
  * <h2>Threads</h2>
  * <ul>
