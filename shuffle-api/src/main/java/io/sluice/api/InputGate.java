@@ -90,7 +90,8 @@ public interface InputGate extends AutoCloseable {
     /**
      * Unblocks a channel whose producer sent a blocking event
      * ({@link ResultPartitionWriter#broadcastBlockingEvent}): the producer's subpartition resumes sending what it
-     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended.
+     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended,
+     * and a channel reading a {@link PartitionType#BLOCKING} partition, which a blocking event never blocks.
      * Consumer thread.
      *
      * @param channelIndex the channel to resume
@@ -98,6 +99,20 @@ public interface InputGate extends AutoCloseable {
      * @throws IndexOutOfBoundsException for a channel index outside {@code [0, numberOfInputChannels())}
      */
     void resumeConsumption(int channelIndex) throws IOException;
+
+    /**
+     * A snapshot of the gate's figures: bytes and buffers the consumer took, buffers queued for it, the usage of
+     * its exclusive and floating buffers, and the time the consumer waited for data. Cheap: reads counters and
+     * takes no lock the consumer waits on; any thread, also after {@link #close()}.
+     *
+     * <p>The default knows only the number of channels and reports zero for the rest; the environment's gates
+     * and {@link UnionInputGate} report every figure.
+     *
+     * @return the gate's figures now
+     */
+    default GateMetrics metrics() {
+        return new GateMetrics(toString(), System.nanoTime(), numberOfInputChannels(), 0, 0, 0, 0, 0, 0, 0, 0);
+    }
 
     /** Cancels the requests and returns every buffer; idempotent. */
     @Override

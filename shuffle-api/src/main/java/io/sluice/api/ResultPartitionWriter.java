@@ -2,6 +2,7 @@ package io.sluice.api;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -89,6 +90,10 @@ public interface ResultPartitionWriter extends AutoCloseable {
      * Never blocks; takes no buffer from the pool; the event keeps its order with the records (it is not a priority
      * event). The caller keeps ownership of {@code event}; its bytes are copied.
      *
+     * <p>A {@link PartitionType#BLOCKING} partition is read only after it is finished, so there is nothing to align:
+     * there the event is stored like one of {@link #broadcastEvent} (in order, written once), its consumers are not
+     * held back after it, and their {@link InputGate#resumeConsumption(int)} is accepted and does nothing.
+     *
      * @param event the event's payload
      * @throws IOException when the writer failed or was closed
      */
@@ -156,6 +161,21 @@ public interface ResultPartitionWriter extends AutoCloseable {
 
     /** @return data buffers completed so far (each one is sent, or read in-process, once); any thread */
     long buffersOut();
+
+    /**
+     * A snapshot of the writer's figures: bytes, buffers and records out, the time the producer was blocked for
+     * lack of buffers (backpressure), the output pool's usage and each subpartition's backlog. Cheap: reads
+     * counters, takes no lock the producer holds while it writes; any thread, also after {@link #close()}.
+     *
+     * <p>The default reports {@link #bytesOut()} and {@link #buffersOut()} and zero for what it cannot know;
+     * the environment's writers report every figure.
+     *
+     * @return the writer's figures now
+     */
+    default WriterMetrics metrics() {
+        return new WriterMetrics(partitionId(), toString(), System.nanoTime(), bytesOut(), buffersOut(), 0, 0, 0, 0,
+                List.of());
+    }
 
     /**
      * Releases what this writer holds; idempotent. After {@link #finish()} the finished data stays

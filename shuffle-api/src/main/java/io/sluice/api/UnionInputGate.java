@@ -147,6 +147,39 @@ public final class UnionInputGate implements InputGate {
         return CompletableFuture.anyOf(futures);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Sums its gates' figures; the owner name lists theirs. The union's {@link #getNext()} waits on its gates'
+     * futures, not in their {@code getNext()}, so its own waits are not in {@code waitingForDataNanos}.
+     */
+    @Override
+    public GateMetrics metrics() {
+        StringBuilder names = new StringBuilder("union of ");
+        long bytesIn = 0;
+        long buffersIn = 0;
+        int queued = 0;
+        int exclusiveUsed = 0;
+        int exclusive = 0;
+        int floatingUsed = 0;
+        int floating = 0;
+        long waiting = 0;
+        for (int i = 0; i < gates.size(); i++) {
+            GateMetrics gate = gates.get(i).metrics();
+            names.append(i == 0 ? "" : ", ").append(gate.ownerName());
+            bytesIn += gate.bytesIn();
+            buffersIn += gate.buffersIn();
+            queued += gate.queuedBuffers();
+            exclusiveUsed += gate.exclusiveBuffersInUse();
+            exclusive += gate.exclusiveBuffers();
+            floatingUsed += gate.floatingBuffersInUse();
+            floating += gate.floatingBuffers();
+            waiting += gate.waitingForDataNanos();
+        }
+        return new GateMetrics(names.toString(), System.nanoTime(), numberOfChannels, bytesIn, buffersIn, queued,
+                exclusiveUsed, exclusive, floatingUsed, floating, waiting);
+    }
+
     @Override
     public boolean isFinished() {
         for (InputGate gate : gates) {

@@ -59,6 +59,13 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
         this.backoff = backoff;
     }
 
+    /** The view's backlog: finished data buffers the producer queued for this channel. */
+    @Override
+    int queuedBuffers() {
+        ResultSubpartitionView current = view;
+        return current == null || current.isReleased() ? 0 : current.getBacklog();
+    }
+
     @Override
     void requestSubpartition() {
         synchronized (requestLock) {

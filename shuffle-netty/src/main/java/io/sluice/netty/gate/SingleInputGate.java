@@ -1,10 +1,13 @@
 package io.sluice.netty.gate;
 
 import io.sluice.api.BufferOrEvent;
+import io.sluice.api.GateMetrics;
 import io.sluice.api.InputGate;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.metrics.GateCounters;
 import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +62,8 @@ public final class SingleInputGate implements InputGate {
     private GateState state = GateState.CREATED; // guarded by lock
     private volatile boolean finished;
     private GateMemory memory = GateMemory.NONE; // guarded by lock
+    /** Bytes and buffers the consumer took, and its waits for data, for {@link #metrics()}. */
+    private final GateCounters counters = new GateCounters();
 
     /**
      * @param channelCount  the number of channels; fill them with {@link #setChannel} before {@link #setup()}
@@ -197,6 +202,7 @@ public final class SingleInputGate implements InputGate {
                 }
                 continue;
             }
+            counters.onTaken(buffer.readableBytes(), buffer.isBuffer());
             return Optional.of(new ShuffleBufferOrEvent(channel.channelIndex(), buffer, next.priority()));
         }
     }
@@ -209,8 +215,15 @@ public final class SingleInputGate implements InputGate {
                 return next;
             }
             synchronized (lock) {
-                while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
-                    lock.wait();
+                if (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                    long start = counters.waiting().begin();
+                    try {
+                        while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                            lock.wait();
+                        }
+                    } finally {
+                        counters.waiting().end(start);
+                    }
                 }
             }
         }
@@ -244,6 +257,40 @@ public final class SingleInputGate implements InputGate {
             internal = priorityAvailability;
         }
         return priorityHandOff.detach(internal);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Reads the counters without a lock and each channel's queue and buffers under the channel's locks for a
+     * moment; takes the gate's lock only to find its floating pool (the consumer never holds it while it waits).
+     */
+    @Override
+    public GateMetrics metrics() {
+        int queuedBuffers = 0;
+        int exclusiveInUse = 0;
+        int exclusive = 0;
+        int floatingHeldFree = 0;
+        for (InputChannel channel : channels) {
+            if (channel != null) {
+                queuedBuffers += channel.queuedBuffers();
+                exclusiveInUse += channel.exclusiveBuffersInUse();
+                exclusive += channel.exclusiveSegmentsRequired();
+                floatingHeldFree += channel.floatingBuffersHeldFree();
+            }
+        }
+        GateMemory reserved;
+        synchronized (lock) {
+            reserved = memory;
+        }
+        LocalBufferPool floatingPool = reserved.floatingPool();
+        boolean live = floatingPool != null && !floatingPool.isDestroyed();
+        int floating = live ? floatingPool.getNumBuffers() : 0;
+        // Borrowed buffers a channel holds free for the next data are not in use yet.
+        int floatingInUse = live ? Math.max(0, floatingPool.bestEffortGetNumOfUsedBuffers() - floatingHeldFree) : 0;
+        long now = System.nanoTime();
+        return new GateMetrics(ownerName, now, channels.length, counters.bytesIn(), counters.buffersIn(),
+                queuedBuffers, exclusiveInUse, exclusive, floatingInUse, floating, counters.waiting().totalNanos(now));
     }
 
     @Override
