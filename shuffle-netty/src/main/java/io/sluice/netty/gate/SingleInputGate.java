@@ -1,5 +1,6 @@
 package io.sluice.netty.gate;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
 import io.sluice.api.ShuffleException;
@@ -40,14 +41,21 @@ public final class SingleInputGate implements InputGate {
     private final AvailabilityHandOff availabilityHandOff;
 
     private final Object lock = new Object();
-    private final ArrayDeque<InputChannel> channelsWithData; // guarded by lock
-    private final boolean[] queued; // guarded by lock
-    private final boolean[] channelFinished; // guarded by lock
-    private int finishedChannels; // guarded by lock
-    private CompletableFuture<Void> availability = new CompletableFuture<>(); // guarded by lock
-    private GateState state = GateState.CREATED; // guarded by lock
+    @GuardedBy("lock")
+    private final ArrayDeque<InputChannel> channelsWithData;
+    @GuardedBy("lock")
+    private final boolean[] queued;
+    @GuardedBy("lock")
+    private final boolean[] channelFinished;
+    @GuardedBy("lock")
+    private int finishedChannels;
+    @GuardedBy("lock")
+    private CompletableFuture<Void> availability = new CompletableFuture<>();
+    @GuardedBy("lock")
+    private GateState state = GateState.CREATED;
     private volatile boolean finished;
-    private GateMemory memory = GateMemory.NONE; // guarded by lock
+    @GuardedBy("lock")
+    private GateMemory memory = GateMemory.NONE;
 
     /**
      * @param channelCount  the number of channels; fill them with {@link #setChannel} before {@link #setup()}

@@ -1,5 +1,6 @@
 package io.sluice.netty.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
@@ -75,9 +76,11 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
 
     private final Object emitLock = new Object();
     /** The buffer under construction of each subpartition, or null. */
-    private final BufferBuilder[] builders; // guarded by emitLock
+    @GuardedBy("emitLock")
+    private final BufferBuilder[] builders;
     /** The 4-byte length prefix of the record being written; reused for every record. */
-    private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4); // guarded by emitLock
+    @GuardedBy("emitLock")
+    private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4);
 
     private final Object stateLock = new Object();
     private volatile State state = State.CREATED; // written under stateLock
@@ -85,9 +88,11 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     private volatile String releaseReason;
     /** Whether the release came after finish(): then late emits are a usage error, not a release. */
     private volatile boolean releasedAfterFinish;
-    private int subpartitionsDone; // guarded by stateLock
+    @GuardedBy("stateLock")
+    private int subpartitionsDone;
     private LocalBufferPool bufferPool; // written once under stateLock before RUNNING; read after
-    private ScheduledFuture<?> flushTask; // guarded by stateLock
+    @GuardedBy("stateLock")
+    private ScheduledFuture<?> flushTask;
 
     private volatile Consumer<ByteBuffer> taskEventListener;
     private final AvailabilityHandOff availability;
@@ -514,6 +519,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
                 + reason, cause);
     }
 
+    @GuardedBy("emitLock")
     private void emitLocked(ByteBuffer record, int target) throws IOException {
         int start = record.position();
         try {
@@ -529,6 +535,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     /** Appends a record's length prefix; false when the record must be dropped. */
+    @GuardedBy("emitLock")
     private boolean writeLength(int length, int target) throws IOException {
         BufferBuilder builder = builders[target];
         // Fast path for small records: the prefix goes straight into the current buffer, and is committed together
@@ -546,6 +553,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     /** Appends and commits {@code source}'s remaining bytes to the subpartition; false when they were dropped. */
+    @GuardedBy("emitLock")
     private boolean write(ByteBuffer source, int target) throws IOException {
         BufferBuilder builder = builders[target];
         if (builder != null && !source.hasRemaining()) {
@@ -569,6 +577,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     /** A new buffer for {@code target}, queued on its subpartition; null when the bytes must be dropped. */
+    @GuardedBy("emitLock")
     private BufferBuilder newBuilder(int target) throws IOException {
         PipelinedSubpartition subpartition = subpartitions[target];
         if (subpartition.isReleased()) {
@@ -620,6 +629,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         }
     }
 
+    @GuardedBy("emitLock")
     private void finishBuilder(int target) {
         BufferBuilder builder = builders[target];
         if (builder != null) {

@@ -1,5 +1,6 @@
 package io.sluice.tests.chaos;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.channel.local.LocalAddress;
 import io.sluice.api.InputGate;
 import io.sluice.api.ProducerDescriptor;
@@ -270,7 +271,8 @@ public final class ChaosRun {
         private final int producer;
         private final int consumers;
         private final List<String> problems;
-        private final int[] next; // guarded by this
+        @GuardedBy("this")
+        private final int[] next;
 
         TaskEventCheck(int producer, int consumers, List<String> problems) {
             this.producer = producer;

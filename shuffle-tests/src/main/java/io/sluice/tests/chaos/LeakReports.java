@@ -1,5 +1,6 @@
 package io.sluice.tests.chaos;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
@@ -19,7 +20,8 @@ import java.util.List;
  */
 public final class LeakReports {
 
-    private static final List<String> REPORTS = new ArrayList<>(); // guarded by REPORTS
+    @GuardedBy("REPORTS")
+    private static final List<String> REPORTS = new ArrayList<>();
     private static final long GC_WAIT_MILLIS = 100;
     private static final int GC_ATTEMPTS = 50;
 
