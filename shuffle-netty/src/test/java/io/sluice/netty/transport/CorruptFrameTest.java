@@ -1,5 +1,7 @@
 package io.sluice.netty.transport;
 
+import static org.mockito.Mockito.mock;
+import io.sluice.buffers.BufferRecycler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.netty.gate.InputChannelId;
 import org.junit.jupiter.api.AfterEach;
@@ -149,7 +151,7 @@ class CorruptFrameTest {
         TestNetworkBufferAllocator buffers = new TestNetworkBufferAllocator(RECEIVER);
         EmbeddedChannel channel = side == Side.SERVER ? channels.server(MAX) : channels.client(buffers);
         byte[] valid = side == Side.SERVER ? channels.encode(new CloseRequest())
-                : channels.encode(new BufferResponse(TestBuffers.dataBuffer(10, 1, new CountingRecycler()), RECEIVER,
+                : channels.encode(new BufferResponse(TestBuffers.dataBuffer(10, 1, mock(BufferRecycler.class)), RECEIVER,
                 0, 0, DataType.DATA_BUFFER, 10));
         assertThrows(CorruptFrameException.class, () -> channels.feed(channel, header(14, 0, 1, 0), 100));
 

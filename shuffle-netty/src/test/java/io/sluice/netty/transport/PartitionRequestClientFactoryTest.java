@@ -5,8 +5,8 @@ import io.sluice.api.TransportException;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.gate.RemoteInputChannel;
 import io.sluice.netty.gate.SingleInputGate;
-import io.sluice.netty.testing.Await;
 import io.sluice.netty.gate.ConnectionId;
+import io.sluice.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -100,7 +100,7 @@ class PartitionRequestClientFactoryTest {
         }
         Map<PartitionRequestClient, Boolean> distinct = new IdentityHashMap<>();
         for (Future<PartitionRequestClient> request : requests) {
-            distinct.put(request.get(Await.LIMIT_SECONDS, TimeUnit.SECONDS), true);
+            distinct.put(request.get(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS), true);
         }
 
         assertEquals(1, distinct.size(), "one client for every caller");
