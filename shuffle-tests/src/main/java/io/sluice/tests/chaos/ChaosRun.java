@@ -12,7 +12,7 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
-import io.sluice.bench.Wiring;
+import io.sluice.tests.support.Wiring;
 import io.sluice.netty.NettyShuffleEnvironmentBuilder;
 import io.sluice.netty.NettyShuffleServiceFactory;
 import io.sluice.tests.support.RecordVerificationException;
