@@ -10,13 +10,14 @@ import io.netty.buffer.ByteBuf;
  * body byte, right after the {@link Frame#HEADER_LENGTH}-byte frame header).
  *
  * <p>Client to server: {@link PartitionRequest}, {@link AddCredit}, {@link CancelPartitionRequest},
- * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}. Server to client: {@link BufferResponse},
+ * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}, {@link ReleasePartitions} (from a
+ * shuffle master). Server to client: {@link BufferResponse},
  * {@link ErrorResponse}. Both directions: {@link Heartbeat}. The value messages are records (equality by their
  * fields); {@link BufferResponse} is a class because it owns a buffer reference. Sealed: the protocol has exactly
  * these messages.
  */
 public sealed interface NettyMessage permits PartitionRequest, AddCredit, CancelPartitionRequest, CloseRequest,
-        TaskEventRequest, ResumeConsumption, BufferResponse, ErrorResponse, Heartbeat {
+        TaskEventRequest, ResumeConsumption, ReleasePartitions, BufferResponse, ErrorResponse, Heartbeat {
 
     /** @return the message id written into the frame header */
     byte id();

@@ -80,6 +80,17 @@ class WireLayoutTest {
     }
 
     @Test
+    void releasePartitions_countThenIdsAtTheirNamedOffsets() {
+        ByteBuf body = body(new ReleasePartitions(java.util.List.of(PARTITION, PARTITION)),
+                ReleasePartitions.PARTITION_IDS_OFFSET + 2 * ReleasePartitions.PARTITION_ID_SIZE);
+
+        assertInt(2, body, ReleasePartitions.COUNT_OFFSET, ReleasePartitions.COUNT_SIZE);
+        assertPartitionId(body, ReleasePartitions.PARTITION_IDS_OFFSET, ReleasePartitions.PARTITION_ID_SIZE);
+        assertPartitionId(body, ReleasePartitions.PARTITION_IDS_OFFSET + ReleasePartitions.PARTITION_ID_SIZE,
+                ReleasePartitions.PARTITION_ID_SIZE);
+    }
+
+    @Test
     void errorResponse_kindAndMessageAtTheirNamedOffsets_minimumBodyIsAllAbsent() {
         ByteBuf body = body(new ErrorResponse(ErrorKind.TRANSPORT, "boom", null, RECEIVER),
                 ErrorResponse.KIND_SIZE + ErrorResponse.MESSAGE_LENGTH_SIZE + 4 + ErrorResponse.ABSENT_ID_SIZE

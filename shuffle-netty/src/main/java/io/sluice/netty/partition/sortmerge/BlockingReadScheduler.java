@@ -48,6 +48,9 @@ public final class BlockingReadScheduler implements AutoCloseable {
     private final Set<SortMergeSubpartitionView> readers = new LinkedHashSet<>();
     @GuardedBy("lock")
     private boolean wakeUp;
+    /** A reader stopped for lack of a free segment: the next recycled one wakes the thread. */
+    @GuardedBy("lock")
+    private boolean memoryWanted;
     @GuardedBy("lock")
     private boolean closed;
     @GuardedBy("lock")
@@ -140,6 +143,8 @@ public final class BlockingReadScheduler implements AutoCloseable {
             segment = freeSegments.poll();
             if (segment == null) {
                 if (allocatedSegments >= maxSegments) {
+                    // The next recycled segment wakes the thread again.
+                    memoryWanted = true;
                     return null;
                 }
                 allocatedSegments++;
@@ -159,7 +164,12 @@ public final class BlockingReadScheduler implements AutoCloseable {
                 return;
             }
             freeSegments.add(segment);
-            wakeUpLocked();
+            if (memoryWanted) {
+                // Only a reader that found the budget used up waits for this; otherwise the consumer's own wake-up
+                // (when its queue runs low) is enough, and the thread is not woken once per recycled buffer.
+                memoryWanted = false;
+                wakeUpLocked();
+            }
         }
     }
 
