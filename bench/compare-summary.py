@@ -8,6 +8,11 @@ issue-13 target that says "too noisy" when the spread does not allow one.
 
 Usage: compare-summary.py OUT_DIR [NOISE]             the table
        compare-summary.py OUT_DIR [NOISE] --noisy     the figure groups whose ratio spread exceeds NOISE
+       compare-summary.py OUT_DIR [NOISE] --svg FILE  an SVG bar chart of the ratios (median bar, min..max
+                                                      whisker, target mark), for docs/benchmarks.md
+       compare-summary.py --table TABLE --svg FILE    the same chart from a table this script printed earlier
+                                                      (when the round logs are gone)
+CHART_NOTE (environment): a line under the chart's title, e.g. when and on what machine it was measured.
 NOISE: the widest ratio spread, (max - min) / median, that still counts as conclusive (default 0.15).
 """
 import glob
@@ -173,10 +178,107 @@ def noisy_groups(out_dir, noise):
     print(" ".join(groups))
 
 
+def svg_escape(text):
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"))
+
+
+def chart_rows_from_logs(out_dir, noise):
+    """[(what, higher, target, (min, median, max) of the ratio, verdict)] for the rows with ratios; and the rounds."""
+    rounds = read_rounds(out_dir)
+    rows = []
+    for what, unit, scale, ours, theirs, metric, higher, target, _ in ROWS:
+        _, _, ratios = row_values(rounds, ours, theirs, metric)
+        if ratios:
+            rows.append((what, higher, target, stats(ratios), verdict(ratios, higher, target, noise)))
+    return rows, f"{len(rounds)} round(s)"
+
+
+RANGE = re.compile(r"(-?[0-9.]+)\s+\[\s*(-?[0-9.]+)\.\.\s*(-?[0-9.]+)\]")
+
+
+def chart_rows_from_table(path):
+    """The same rows, read back from the table() output saved in a file (ratio = the third med [min..max])."""
+    known = {r[0]: r for r in ROWS}
+    rows, rounds = [], 0
+    with open(path) as f:
+        for line in f:
+            what = line[:50].strip()
+            if what not in known:
+                continue
+            ranges = RANGE.findall(line)
+            if len(ranges) != 3:
+                continue
+            med, lo, hi = (float(v) for v in ranges[2])
+            tail = line[RANGE.search(line, line.rfind("[") - 25).end():].split(None, 2)
+            rounds = max(rounds, int(tail[1]) if len(tail) > 1 and tail[1].isdigit() else 0)
+            row = known[what]
+            rows.append((what, row[6], row[7], (lo, med, hi), tail[2].strip() if len(tail) > 2 else ""))
+    return rows, f"up to {rounds} round(s)"
+
+
+def ratio_chart(rows, rounds_text, note=""):
+    """An SVG bar chart, one row per compared figure: the median ratio Sluice / other as a bar (green when it meets
+    the target, red when it misses it, grey without a target or verdict), the min..max over the rounds as a whisker,
+    the target as a tick, and 1.0 (parity) as a dashed line. Higher ratios are better except for latency rows, whose
+    label says "lower is better". Self-contained: no script, no external font or stylesheet."""
+    label_w, plot_w, row_h, top, bottom = 330, 420, 24, 46, 48
+    width, height = label_w + plot_w + 110, top + row_h * max(len(rows), 1) + bottom
+    top_ratio = max([hi for _, _, _, (_, _, hi), _ in rows] + [t or 0 for _, _, t, _, _ in rows] + [1.0])
+    scale_max = next(v for v in (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 20, 50, 100, 1e9) if v >= top_ratio)
+    x = lambda r: label_w + plot_w * min(r, scale_max) / scale_max
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12" role="img">',
+           '<title>Sluice / Flink ratios</title>', '<rect width="100%" height="100%" fill="#ffffff"/>',
+           f'<text x="10" y="18" font-size="15" font-weight="bold">Sluice / other, median of {rounds_text}; '
+           f'whisker min..max, tick = target</text>']
+    if note:
+        out.append(f'<text x="10" y="36" fill="#57606a">{svg_escape(note)}</text>')
+    for i in range(0, 11):
+        r = scale_max * i / 10
+        out.append(f'<line x1="{x(r):.1f}" y1="{top - 4}" x2="{x(r):.1f}" y2="{height - bottom + 4}" '
+                   f'stroke="#eaeef2"/><text x="{x(r):.1f}" y="{height - bottom + 18}" text-anchor="middle">'
+                   f'{r:g}</text>')
+    out.append(f'<line x1="{x(1):.1f}" y1="{top - 8}" x2="{x(1):.1f}" y2="{height - bottom + 6}" stroke="#57606a" '
+               f'stroke-dasharray="4 3"/>')
+    out.append(f'<text x="{label_w + plot_w / 2:.0f}" y="{height - 10}" text-anchor="middle">ratio (1 = parity)'
+               f'</text>')
+    for n, (what, higher, target, (lo, med, hi), word) in enumerate(rows):
+        y = top + n * row_h
+        colour = "#8c959f" if target is None or "met" not in word and "MISSED" not in word else (
+            "#1a7f37" if "met" in word and "MISSED" not in word else "#d1242f")
+        label = what + ("" if higher else " (lower is better)")
+        out.append(f'<g class="ratio" data-figure="{svg_escape(what)}" data-median="{med:.4f}">'
+                   f'<text x="{label_w - 8}" y="{y + 15}" text-anchor="end">{svg_escape(label)}</text>'
+                   f'<rect x="{label_w}" y="{y + 4}" width="{x(med) - label_w:.1f}" height="{row_h - 8}" '
+                   f'fill="{colour}"><title>{svg_escape(what)}: median {med:.2f}, {lo:.2f}..{hi:.2f}; '
+                   f'{svg_escape(word)}</title></rect>'
+                   f'<line x1="{x(lo):.1f}" y1="{y + row_h / 2:.1f}" x2="{x(hi):.1f}" y2="{y + row_h / 2:.1f}" '
+                   f'stroke="#1f2328"/>'
+                   f'<text x="{x(max(hi, med)) + 6:.1f}" y="{y + 15}">{med:.2f}</text>')
+        if target is not None:
+            out.append(f'<line x1="{x(target):.1f}" y1="{y + 1}" x2="{x(target):.1f}" y2="{y + row_h - 1}" '
+                       f'stroke="#1f2328" stroke-width="2"/>')
+        out.append('</g>')
+    if not rows:
+        out.append(f'<text x="{width / 2:.0f}" y="{top + 14}" text-anchor="middle">no compared figure</text>')
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--table":
+        chart, rounds_note = chart_rows_from_table(sys.argv[2])
+        with open(sys.argv[sys.argv.index("--svg") + 1], "w") as svg_file:
+            svg_file.write(ratio_chart(chart, rounds_note, os.environ.get("CHART_NOTE", "")))
+        sys.exit(0)
     directory = sys.argv[1]
     noise_limit = float(sys.argv[2]) if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else 0.15
-    if sys.argv[-1] == "--noisy":
+    if "--svg" in sys.argv:
+        target_file = sys.argv[sys.argv.index("--svg") + 1]
+        chart, rounds_note = chart_rows_from_logs(directory, noise_limit)
+        with open(target_file, "w") as svg_file:
+            svg_file.write(ratio_chart(chart, rounds_note, os.environ.get("CHART_NOTE", "")))
+    elif sys.argv[-1] == "--noisy":
         noisy_groups(directory, noise_limit)
     else:
         table(directory, noise_limit)

@@ -21,7 +21,8 @@
 #          that the in-repo Flink peer agrees with it; PEER_DIR (the external Flink harness, a directory with run.sh; no default); PEER_ONLY: its ONLY
 #          ('bulk|records.long.1w|records.b100|latency|raw'), PEER_BUILD_DIR (target/external-peer-build);
 #          OUT_DIR (target/compare-DATE), JAVA (java).
-# Output:  the table on stdout; every raw log and JMH JSON file under OUT_DIR/round-N/.
+# Output:  the table on stdout; OUT_DIR/ratios.svg, a bar chart of the ratios (docs/benchmarks.md shows one);
+#          every raw log and JMH JSON file under OUT_DIR/round-N/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 # With SSL set (e.g. SSL="off jdk openssl"), the TLS comparison runs instead: bulk and 100-byte records per TLS mode
@@ -167,3 +168,6 @@ echo "# $(date -u +%FT%TZ); $(nproc) cpus, $(awk '/MemTotal/{printf "%.1f GiB", 
 echo "# $("$JAVA" -version 2>&1 | head -1); $round rounds (at least $ROUNDS; noisy groups up to $MAX_ROUNDS), ${WARM}s warm-up + ${MEAS}s measured per figure; pinned to CPUs ${CPUS:-none}; logs in $OUT_DIR"
 echo "# Sluice: JMH, link tcp (transport auto). Flink 2.3.0: bench/flink-peer, defaults (32 KiB segments, 2 exclusive + 8 floating, 1 Netty thread per side). Same JVM flags: $JVM_FLAGS"
 python3 "$ROOT/bench/compare-summary.py" "$OUT_DIR" "$NOISE"
+CHART_NOTE="$(date -u +%F) on $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $round round(s)" \
+  python3 "$ROOT/bench/compare-summary.py" "$OUT_DIR" "$NOISE" --svg "$OUT_DIR/ratios.svg"
+echo "# chart of the ratios: $OUT_DIR/ratios.svg"

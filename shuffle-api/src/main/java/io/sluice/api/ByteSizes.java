@@ -3,11 +3,17 @@ package io.sluice.api;
 import java.util.Locale;
 
 /**
- * Reads and prints byte sizes as configured: a whole number with an optional binary unit,
- * case-insensitive: {@code 4096}, {@code 512b}, {@code 32k}, {@code 32kb}, {@code 64m},
- * {@code 64mb}, {@code 1g}, {@code 1gb}, {@code 1t}, {@code 1tb}. Stateless; any thread.
+ * Reads and prints byte sizes the way Sluice's configuration writes them: a whole number with an
+ * optional binary unit, case-insensitive: {@code 4096}, {@code 512b}, {@code 32k}, {@code 32kb},
+ * {@code 64m}, {@code 64mb}, {@code 1g}, {@code 1gb}, {@code 1t}, {@code 1tb} (k = 1024 bytes).
+ * Every size option of {@link ShuffleOptions} reads this format, and tools built on Sluice (the
+ * benchmark's command line) read theirs with {@link #parse} too. Stateless; any thread.
  */
-final class ByteSizes {
+public final class ByteSizes {
+
+    /** The forms {@link #parse} accepts, for error messages. */
+    public static final String FORMS = "a whole number of bytes with an optional unit k, m, g or t (binary),"
+            + " e.g. 4096, 32k, 64m, 1g";
 
     /** Units from the largest down, so that {@link #format(long)} picks the largest exact one. */
     private static final String[] UNITS = {"t", "g", "m", "k"};
@@ -17,34 +23,41 @@ final class ByteSizes {
     }
 
     /**
-     * @param text the configured text
+     * @param text the size as written
      * @return the size in bytes, at least 0
-     * @throws NumberFormatException when the text is not a whole number with a known unit, or
-     *     the size overflows a long
+     * @throws NumberFormatException (an {@link IllegalArgumentException}) when the text is not a
+     *     whole number with a known unit, or the size overflows a long; the message quotes the
+     *     text, says what is wrong and lists {@link #FORMS}
      */
-    static long parse(String text) {
+    public static long parse(String text) {
         String lower = text.trim().toLowerCase(Locale.ROOT);
         int digitsEnd = 0;
         while (digitsEnd < lower.length() && Character.isDigit(lower.charAt(digitsEnd))) {
             digitsEnd++;
         }
         if (digitsEnd == 0) {
-            throw new NumberFormatException("no leading number");
+            throw notASize(text, "no leading number");
         }
-        long number = Long.parseLong(lower.substring(0, digitsEnd));
-        String unit = lower.substring(digitsEnd).trim();
-        int shift = shiftOf(unit);
+        int shift = shiftOf(text, lower.substring(digitsEnd).trim());
+        long number;
+        try {
+            number = Long.parseLong(lower.substring(0, digitsEnd));
+        } catch (NumberFormatException e) {
+            throw notASize(text, "more than 2^63-1 bytes");
+        }
         if (number > (Long.MAX_VALUE >> shift)) {
-            throw new NumberFormatException("overflows a long");
+            throw notASize(text, "more than 2^63-1 bytes");
         }
         return number << shift;
     }
 
     /**
+     * Prints a size so that {@link #parse} reads it back.
+     *
      * @param bytes a size, at least 0
      * @return the size with the largest unit that divides it exactly, e.g. {@code 64m}
      */
-    static String format(long bytes) {
+    public static String format(long bytes) {
         for (int i = 0; i < UNITS.length; i++) {
             long unitBytes = 1L << UNIT_SHIFTS[i];
             if (bytes != 0 && bytes % unitBytes == 0) {
@@ -54,7 +67,11 @@ final class ByteSizes {
         return Long.toString(bytes);
     }
 
-    private static int shiftOf(String unit) {
+    private static NumberFormatException notASize(String text, String why) {
+        return new NumberFormatException("'" + text + "' is not a byte size (" + why + "); use " + FORMS);
+    }
+
+    private static int shiftOf(String text, String unit) {
         switch (unit) {
             case "":
             case "b":
@@ -72,7 +89,7 @@ final class ByteSizes {
             case "tb":
                 return 40;
             default:
-                throw new NumberFormatException("unknown unit '" + unit + "'");
+                throw notASize(text, "unknown unit '" + unit + "'");
         }
     }
 }

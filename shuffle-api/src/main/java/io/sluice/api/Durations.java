@@ -5,36 +5,54 @@ import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 
 /**
- * Reads and prints durations as configured: a whole number with an optional unit,
- * case-insensitive: {@code ns}, {@code us}, {@code ms}, {@code s}, {@code min}, {@code h},
- * {@code d}; a bare number is milliseconds ({@code 250}, {@code 250ms}, {@code 10s},
- * {@code 2min}). Stateless; any thread.
+ * Reads and prints durations the way Sluice's configuration writes them: a whole number with an
+ * optional unit, case-insensitive: {@code ns}, {@code us} (microseconds), {@code ms},
+ * {@code s} (or {@code sec}), {@code min}, {@code h}, {@code d}; a bare number is milliseconds
+ * ({@code 250}, {@code 250ms}, {@code 10s}, {@code 2min}, {@code 500us}). Every duration option
+ * of {@link ShuffleOptions} reads this format, and tools built on Sluice (the benchmark's
+ * command line) read theirs with {@link #parse} too, so one text means the same everywhere.
+ * Stateless; any thread.
  */
-final class Durations {
+public final class Durations {
+
+    /** The forms {@link #parse} accepts, for error messages. */
+    public static final String FORMS = "a whole number with a unit ns, us, ms, s, min, h or d (a bare number is"
+            + " milliseconds), e.g. 500us, 250ms, 30s, 2min";
 
     private Durations() {
     }
 
     /**
-     * @param text the configured text
+     * @param text the duration as written
      * @return the duration, not negative
-     * @throws NumberFormatException when the text is not a whole number with a known unit
-     * @throws ArithmeticException when the duration overflows
+     * @throws NumberFormatException (an {@link IllegalArgumentException}) when the text is not a
+     *     whole number with a known unit, or the duration does not fit a {@link Duration}; the
+     *     message quotes the text, says what is wrong and lists {@link #FORMS}
      */
-    static Duration parse(String text) {
+    public static Duration parse(String text) {
         String lower = text.trim().toLowerCase(Locale.ROOT);
         int digitsEnd = 0;
         while (digitsEnd < lower.length() && Character.isDigit(lower.charAt(digitsEnd))) {
             digitsEnd++;
         }
         if (digitsEnd == 0) {
-            throw new NumberFormatException("no leading number");
+            throw notADuration(text, "no leading number");
         }
-        long number = Long.parseLong(lower.substring(0, digitsEnd));
-        return Duration.of(number, unitOf(lower.substring(digitsEnd).trim()));
+        ChronoUnit unit = unitOf(text, lower.substring(digitsEnd).trim());
+        try {
+            return Duration.of(Long.parseLong(lower.substring(0, digitsEnd)), unit);
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw notADuration(text, "too long");
+        }
+    }
+
+    private static NumberFormatException notADuration(String text, String why) {
+        return new NumberFormatException("'" + text + "' is not a duration (" + why + "); use " + FORMS);
     }
 
     /**
+     * Prints a duration so that {@link #parse} reads it back.
+     *
      * @param duration a duration, not negative
      * @return the duration with the largest of ns, us, ms, s, min, h that is exact, else in ns;
      *     {@link #parse(String)} reads it back to the same value. Every duration {@link #parse}
@@ -43,7 +61,7 @@ final class Durations {
      * @throws ArithmeticException for a duration no configured text can give: one whose exact
      *     count in the largest unit that divides it overflows a long
      */
-    static String format(Duration duration) {
+    public static String format(Duration duration) {
         long seconds = duration.getSeconds();
         int nanos = duration.getNano();
         if (nanos % 1_000 != 0) {
@@ -64,7 +82,7 @@ final class Durations {
         return seconds + "s";
     }
 
-    private static ChronoUnit unitOf(String unit) {
+    private static ChronoUnit unitOf(String text, String unit) {
         switch (unit) {
             case "ns":
                 return ChronoUnit.NANOS;
@@ -83,7 +101,7 @@ final class Durations {
             case "d":
                 return ChronoUnit.DAYS;
             default:
-                throw new NumberFormatException("unknown unit '" + unit + "'");
+                throw notADuration(text, "unknown unit '" + unit + "'");
         }
     }
 }

@@ -10,7 +10,11 @@ final class EditDistance {
     private EditDistance() {
     }
 
-    /** @return the fewest single-character edits that turn {@code a} into {@code b} */
+    /**
+     * @param a the text to start from
+     * @param b the text to reach
+     * @return the fewest single-character edits (insert, delete, replace) that turn {@code a} into {@code b}
+     */
     static int between(String a, String b) {
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];

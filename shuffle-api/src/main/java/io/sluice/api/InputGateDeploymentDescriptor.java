@@ -11,11 +11,16 @@ import java.util.Objects;
  *
  * @param consumedSubpartitionIndex which subpartition of every input partition to read, at least 0
  * @param inputChannels one descriptor per channel, in channel order; not null, no null element
+ * @serial exclude (the serial form is the components above; they are not repeated on the serialized-form page)
  */
 public record InputGateDeploymentDescriptor(int consumedSubpartitionIndex,
                                             List<ShuffleDescriptor> inputChannels) implements Serializable {
 
-    /** @throws IllegalArgumentException for a negative subpartition index */
+    /**
+     * @param consumedSubpartitionIndex which subpartition of every input partition to read, at least 0
+     * @param inputChannels one descriptor per channel, in channel order; copied
+     * @throws IllegalArgumentException for a negative subpartition index
+     */
     public InputGateDeploymentDescriptor {
         if (consumedSubpartitionIndex < 0) {
             throw new IllegalArgumentException(

@@ -12,11 +12,18 @@ import java.util.Objects;
  * @param numberOfSubpartitions one per consumer, at least 1
  * @param connectionIndex consumers of partitions with different indexes towards the same producer
  *     address use different connections; at least 0
+ * @serial exclude (the serial form is the components above; they are not repeated on the serialized-form page)
  */
 public record PartitionDescriptor(ResultPartitionId partitionId, PartitionType type,
                                   int numberOfSubpartitions, int connectionIndex) implements Serializable {
 
-    /** @throws IllegalArgumentException for fewer than 1 subpartition or a negative connection index */
+    /**
+     * @param partitionId the partition's identity
+     * @param type how its data is kept
+     * @param numberOfSubpartitions one per consumer
+     * @param connectionIndex which connection towards the producer address consumers use
+     * @throws IllegalArgumentException for fewer than 1 subpartition or a negative connection index
+     */
     public PartitionDescriptor {
         Objects.requireNonNull(partitionId, "partitionId");
         Objects.requireNonNull(type, "type");

@@ -12,6 +12,7 @@ public class PartitionNotFoundException extends ShuffleException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The partition that was not found. */
     private final ResultPartitionId partitionId;
 
     /** @param partitionId the partition that was not found */

@@ -11,10 +11,15 @@ import java.util.Objects;
  * @param producerId the producer's environment; not null
  * @param dataAddress where consumers connect to read; null only for an environment that
  *     communicates locally only
+ * @serial exclude (the serial form is the components above; they are not repeated on the serialized-form page)
  */
 public record ProducerDescriptor(ResourceId producerId, InetSocketAddress dataAddress) implements Serializable {
 
-    /** @throws NullPointerException when {@code producerId} is null */
+    /**
+     * @param producerId the producer's environment
+     * @param dataAddress where consumers connect to read; null for local communication only
+     * @throws NullPointerException when {@code producerId} is null
+     */
     public ProducerDescriptor {
         Objects.requireNonNull(producerId, "producerId");
     }

@@ -9,10 +9,14 @@ import java.util.Objects;
  * Immutable value; any thread.
  *
  * @param value the id, unique among the environments of one job; not null
+ * @serial exclude (the serial form is the components above; they are not repeated on the serialized-form page)
  */
 public record ResourceId(String value) implements Serializable {
 
-    /** @throws NullPointerException when {@code value} is null */
+    /**
+     * @param value the id
+     * @throws NullPointerException when {@code value} is null
+     */
     public ResourceId {
         Objects.requireNonNull(value, "value");
     }

@@ -9,6 +9,7 @@ import java.util.UUID;
  *
  * @param upper the high 64 bits
  * @param lower the low 64 bits
+ * @serial exclude (the serial form is the components above; they are not repeated on the serialized-form page)
  */
 public record ResultPartitionId(long upper, long lower) implements Serializable {
 

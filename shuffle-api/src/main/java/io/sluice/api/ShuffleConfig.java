@@ -50,6 +50,7 @@ public final class ShuffleConfig {
     }
 
     /**
+     * @param <T> the option's value type
      * @param option the option to set
      * @param value its value, printed so that {@link #get} reads it back
      * @return a new config with the option set, this one unchanged
@@ -59,6 +60,7 @@ public final class ShuffleConfig {
     }
 
     /**
+     * @param <T> the option's value type
      * @param option the option to read
      * @return its value, or its default when the key is absent
      * @throws IllegalArgumentException when the text does not parse; names the key and the value

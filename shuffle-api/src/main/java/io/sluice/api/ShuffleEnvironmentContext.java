@@ -17,7 +17,14 @@ public record ShuffleEnvironmentContext(ShuffleConfig config, ResourceId resourc
                                         long networkMemoryBytes, boolean localCommunicationOnly,
                                         InetAddress bindAddress) {
 
-    /** @throws NullPointerException for a null config, resource id or bind address */
+    /**
+     * @param config the environment's configuration
+     * @param resourceId the environment's identity
+     * @param networkMemoryBytes all the memory the environment may use for buffers
+     * @param localCommunicationOnly true when the environment starts no transport
+     * @param bindAddress where the transport listens
+     * @throws NullPointerException for a null config, resource id or bind address
+     */
     public ShuffleEnvironmentContext {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(resourceId, "resourceId");

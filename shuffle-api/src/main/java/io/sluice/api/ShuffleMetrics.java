@@ -29,14 +29,37 @@ public record ShuffleMetrics(int totalSegments, int availableSegments,
                              List<WriterMetrics> writers, List<GateMetrics> gates,
                              List<ConnectionMetrics> connections) {
 
-    /** Copies the lists, so the snapshot stays immutable. */
+    /**
+     * Copies the lists, so the snapshot stays immutable.
+     *
+     * @param totalSegments     memory segments of the environment
+     * @param availableSegments segments not held by any pool or buffer now
+     * @param bytesSent         data bytes written to the transport since start
+     * @param bytesReceived     data bytes read from the transport since start
+     * @param buffersSent       data buffers written to the transport since start
+     * @param buffersReceived   data buffers read from the transport since start
+     * @param openConnections   connections open now
+     * @param writers           the writers alive now; copied
+     * @param gates             the gates alive now; copied
+     * @param connections       the connections open now; copied
+     */
     public ShuffleMetrics {
         writers = List.copyOf(writers);
         gates = List.copyOf(gates);
         connections = List.copyOf(connections);
     }
 
-    /** The environment-wide counters alone, without writers, gates or connections. */
+    /**
+     * The environment-wide counters alone, without writers, gates or connections.
+     *
+     * @param totalSegments     memory segments of the environment
+     * @param availableSegments segments not held by any pool or buffer now
+     * @param bytesSent         data bytes written to the transport since start
+     * @param bytesReceived     data bytes read from the transport since start
+     * @param buffersSent       data buffers written to the transport since start
+     * @param buffersReceived   data buffers read from the transport since start
+     * @param openConnections   connections open now
+     */
     public ShuffleMetrics(int totalSegments, int availableSegments, long bytesSent, long bytesReceived,
                           long buffersSent, long buffersReceived, int openConnections) {
         this(totalSegments, availableSegments, bytesSent, bytesReceived, buffersSent, buffersReceived,

@@ -12,6 +12,7 @@ public class TransportException extends ShuffleException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The peer the failure concerns; null when unknown. */
     private final SocketAddress remoteAddress;
 
     /**

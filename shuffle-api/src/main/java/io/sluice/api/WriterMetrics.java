@@ -27,7 +27,20 @@ public record WriterMetrics(ResultPartitionId partitionId, String ownerName, lon
                             long bytesOut, long buffersOut, long recordsOut, long backpressuredNanos,
                             int outputBuffersInUse, int outputPoolSize, List<Integer> backlogPerSubpartition) {
 
-    /** Copies the backlog list, so the snapshot stays immutable. */
+    /**
+     * Copies the backlog list, so the snapshot stays immutable.
+     *
+     * @param partitionId            the partition the writer produces
+     * @param ownerName              the producing task
+     * @param timestampNanos         {@link System#nanoTime()} when the snapshot was taken
+     * @param bytesOut               bytes written into buffers so far
+     * @param buffersOut             data buffers completed so far
+     * @param recordsOut             records emitted so far
+     * @param backpressuredNanos     total time blocked waiting for a buffer, in nanoseconds
+     * @param outputBuffersInUse     buffers of the writer's pool in use now
+     * @param outputPoolSize         the pool's current size in buffers
+     * @param backlogPerSubpartition data buffers queued per subpartition; copied
+     */
     public WriterMetrics {
         backlogPerSubpartition = List.copyOf(backlogPerSubpartition);
     }

@@ -28,7 +28,7 @@ import java.util.List;
  * collection, waits until the collector has processed its references, and allocates one tracked buffer, which makes
  * Netty report what was collected (Netty's "LEAK:" records: where the buffer was created and last touched). Which
  * buffers are tracked is Netty's level: the tests run with {@code -Dio.netty.leakDetection.level=paranoid}, a process
- * without that flag calls {@link #installParanoid()}.
+ * without that flag calls {@link #installForCommandLine()}.
  *
  * <p>Any thread; the leaks found are kept in one synchronized list.
  */

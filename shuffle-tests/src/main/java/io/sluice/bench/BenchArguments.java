@@ -1,12 +1,16 @@
 package io.sluice.bench;
 
+import io.sluice.api.ByteSizes;
+import io.sluice.api.Durations;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleConfigValidator;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.tests.support.ByteSizes;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordSizes;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -86,7 +90,7 @@ final class BenchArguments {
         }
         if (values.containsKey(BenchOption.HELP)) {
             return new BenchOptions(command, true, 0, 0, 0, null, ShuffleConfig.empty(), null, null, ProgressMode.OFF,
-                    false, null, null, false);
+                    false, null, null, false, null);
         }
         return typed(command, values, conf);
     }
@@ -111,7 +115,8 @@ final class BenchArguments {
         ProgressMode progress = enumValue(values, BenchOption.PROGRESS);
         String bind = values.getOrDefault(BenchOption.BIND, BenchOption.BIND.defaultText());
         return new BenchOptions(command, false, producers, consumers, environments, workload, config, timeout,
-                sampleInterval, progress, values.containsKey(BenchOption.JSON), bind, ticket, blocking(values));
+                sampleInterval, progress, values.containsKey(BenchOption.JSON), bind, ticket, blocking(values),
+                report(values));
     }
 
     /** A timed run brings its own deadline: without --timeout it gets its duration plus the default timeout. */
@@ -302,10 +307,33 @@ final class BenchArguments {
 
     private static Duration duration(Map<BenchOption, String> values, BenchOption option) throws UsageException {
         try {
-            return DurationText.parse(valueOrDefault(values, option));
+            return Durations.parse(valueOrDefault(values, option));
         } catch (IllegalArgumentException e) {
             throw new UsageException(option.flag() + ": " + e.getMessage());
         }
+    }
+
+    /** The page's directory must exist: a typo is reported before a long run, not after it. */
+    private static Path report(Map<BenchOption, String> values) throws UsageException {
+        String text = values.get(BenchOption.REPORT);
+        if (text == null) {
+            return null;
+        }
+        Path file;
+        try {
+            file = Path.of(text.trim()).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw new UsageException(BenchOption.REPORT.flag() + " '" + text + "' is not a file name: " + e.getReason());
+        }
+        if (text.isBlank() || Files.isDirectory(file)) {
+            throw new UsageException(BenchOption.REPORT.flag() + " '" + text + "' is not a file; name the page to"
+                    + " write, e.g. " + BenchOption.REPORT.flag() + " run.html");
+        }
+        if (!Files.isDirectory(file.getParent())) {
+            throw new UsageException(BenchOption.REPORT.flag() + " " + text + ": the directory " + file.getParent()
+                    + " does not exist; create it or write the page elsewhere");
+        }
+        return file;
     }
 
     private static boolean blocking(Map<BenchOption, String> values) throws UsageException {

@@ -85,6 +85,10 @@ enum BenchOption {
     JSON("json", null, null,
             "print the summary as one JSON object on stdout instead of the table",
             null, Command.RUN, Command.SERVE, Command.CONSUME),
+    REPORT("report", "FILE.html", null,
+            "also write a self-contained HTML page with charts of the run (throughput and network-buffer pool usage"
+                    + " over time, latency percentiles, writer backpressure) to this file",
+            null, Command.RUN, Command.SERVE, Command.CONSUME),
     BIND("bind", "ADDRESS", "127.0.0.1",
             "address the data port listens on (0.0.0.0 for every interface)",
             null, Command.SERVE),

@@ -1,6 +1,7 @@
 package io.sluice.bench;
 
 import io.sluice.api.ShuffleConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -20,11 +21,12 @@ import java.time.Duration;
  * @param bindAddress where serve's data port listens
  * @param ticket what consume reads; null for run and serve
  * @param blocking true for --partition-type blocking (run only)
+ * @param report where --report writes the HTML page, or null
  */
 record BenchOptions(Command command, boolean help, int producers, int consumers, int environments,
                     Workload workload, ShuffleConfig shuffleConfig, Duration timeout,
                     Duration sampleInterval, ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket,
-                    boolean blocking) {
+                    boolean blocking, Path report) {
 
     /** Without --timeout, a run gets this long; a timed run gets its duration plus this. */
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);

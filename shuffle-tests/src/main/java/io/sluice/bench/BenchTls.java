@@ -52,7 +52,8 @@ final class BenchTls {
                 + (options.command() == Command.SERVE ? "; consume needs: " + consumeFlags(withStores) : ""));
         return new BenchOptions(options.command(), options.help(), options.producers(), options.consumers(),
                 options.environments(), options.workload(), withStores, options.timeout(), options.sampleInterval(),
-                options.progress(), options.json(), options.bindAddress(), options.ticket(), options.blocking());
+                options.progress(), options.json(), options.bindAddress(), options.ticket(), options.blocking(),
+                options.report());
     }
 
     private static String consumeFlags(ShuffleConfig config) {

@@ -101,7 +101,8 @@ final class BlockingRun {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            MeasuredRun.Outcome none = new MeasuredRun.Outcome(e, 0, MemoryPeak.NONE, 0, SoakReport.NONE, FlowSummary.NONE);
+            MeasuredRun.Outcome none = new MeasuredRun.Outcome(e, 0, MemoryPeak.NONE, 0, SoakReport.NONE, FlowSummary.NONE,
+                    ReportSeries.NONE);
             return summary(0, 0, none, none, 0, null, e);
         }
     }

@@ -3,6 +3,7 @@ package io.sluice.bench;
 import io.sluice.api.InputGate;
 import java.util.ArrayList;
 import java.util.List;
+import org.HdrHistogram.Histogram;
 
 /**
  * The consumer tasks of one process: gate c is read by consumer c, which checks the records of
@@ -48,7 +49,7 @@ final class ConsumerSide {
 
     /** @return the latencies of every consumer together */
     LatencySummary latency() {
-        LatencyHistogram all = new LatencyHistogram();
+        Histogram all = LatencySummary.newHistogram();
         for (ConsumerTask task : tasks) {
             all.add(task.check().latency());
         }

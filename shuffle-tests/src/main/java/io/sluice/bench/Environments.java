@@ -111,6 +111,15 @@ public final class Environments implements AutoCloseable {
         return inUse;
     }
 
+    /** @return network buffers there are, over every environment; any thread */
+    int totalSegments() {
+        int total = 0;
+        for (ShuffleEnvironment environment : environments) {
+            total += environment.metrics().totalSegments();
+        }
+        return total;
+    }
+
     /** @return open data connections now, over every environment (both ends of one counted twice); any thread */
     int openConnections() {
         int open = 0;

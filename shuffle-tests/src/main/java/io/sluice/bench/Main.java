@@ -1,5 +1,6 @@
 package io.sluice.bench;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
 
@@ -69,6 +70,15 @@ public final class Main {
         };
         out.print(options.json() ? SummaryJson.format(summary) : SummaryTable.format(summary));
         out.flush();
+        if (options.report() != null) {
+            try {
+                HtmlReport.write(summary, options.report());
+                err.println("sluice-bench: report written to " + options.report());
+            } catch (IOException e) {
+                err.println("sluice-bench: cannot write " + BenchOption.REPORT.flag() + " " + options.report() + ": " + e);
+                return EXIT_FAIL;
+            }
+        }
         return summary.passed() ? EXIT_PASS : EXIT_FAIL;
     }
 }

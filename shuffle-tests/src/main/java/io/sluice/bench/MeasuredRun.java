@@ -33,9 +33,10 @@ final class MeasuredRun {
      * @param buffersNotReturned network buffers still in use after everything closed
      * @param soak the soak samples taken during the run
      * @param flow the backpressure and pool usage samples taken during the run
+     * @param series the time series for {@code --report}
      */
     record Outcome(Throwable failure, long wallNanos, MemoryPeak memory, int buffersNotReturned, SoakReport soak,
-                   FlowSummary flow) {
+                   FlowSummary flow, ReportSeries series) {
     }
 
     /** Releases after the last close may finish on other threads; this long they may take. */
@@ -62,8 +63,10 @@ final class MeasuredRun {
         long deadline = start + options.timeout().toNanos();
         ProgressPrinter printer = new ProgressPrinter(err, options.progress().resolve(), bytesDone, options.workload(), start);
         SoakRecorder soak = new SoakRecorder(new ResourceSampler(environments), err, start, options.sampleInterval());
+        ReportSeries series = new ReportSeries(bytesDone, environments::segmentsInUse, environments::totalSegments,
+                new WriterBackpressure(environments.all()), start);
         RunMonitor monitor = new RunMonitor(printer, new MemorySampler(environments.all(), segmentSize), soak,
-                new FlowSampler(environments.all(), start));
+                new FlowSampler(environments.all(), start), series);
         TaskGroup group = new TaskGroup(tasks);
         Throwable failure;
         long end;
@@ -82,7 +85,8 @@ final class MeasuredRun {
             failure = new IllegalStateException(notReturned + " network buffers still in use after every writer and gate"
                     + " closed and every partition was consumed (" + environments.describeSegmentsInUse() + ")");
         }
-        return new Outcome(failure, end - start, monitor.peak(), notReturned, monitor.soak(), monitor.flow());
+        return new Outcome(failure, end - start, monitor.peak(), notReturned, monitor.soak(), monitor.flow(),
+                monitor.series());
     }
 
     /**

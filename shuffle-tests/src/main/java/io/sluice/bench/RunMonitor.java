@@ -20,6 +20,7 @@ final class RunMonitor implements AutoCloseable {
     private final MemorySampler sampler;
     private final SoakRecorder soak;
     private final FlowSampler flow;
+    private final ReportSeries series;
     private final List<ScheduledFuture<?>> jobs = new ArrayList<>();
 
     /**
@@ -30,19 +31,22 @@ final class RunMonitor implements AutoCloseable {
      * @param soak the soak recorder, sampled every {@link SoakRecorder#interval()}, first one interval after the start
      */
     RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak) {
-        this(printer, sampler, soak, null);
+        this(printer, sampler, soak, null, null);
     }
 
     /**
      * Starts the monitor thread, also sampling the flow (backpressure, pool usage).
      *
      * @param flow the flow sampler, sampled every {@link FlowSampler#INTERVAL_MILLIS} ms; or null for none
+     * @param series the {@code --report} time series, sampled every {@link ReportSeries#INTERVAL_MILLIS} ms; or null
      */
-    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak, FlowSampler flow) {
+    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak, FlowSampler flow,
+               ReportSeries series) {
         this.printer = printer;
         this.sampler = sampler;
         this.soak = soak;
         this.flow = flow;
+        this.series = series;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "sluice-bench-monitor");
             thread.setDaemon(true);
@@ -52,6 +56,10 @@ final class RunMonitor implements AutoCloseable {
         if (flow != null) {
             jobs.add(scheduler.scheduleAtFixedRate(flow::sample, FlowSampler.INTERVAL_MILLIS,
                     FlowSampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
+        }
+        if (series != null) {
+            jobs.add(scheduler.scheduleAtFixedRate(series::sample, ReportSeries.INTERVAL_MILLIS,
+                    ReportSeries.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
         }
         long soakMillis = soak.interval().toMillis();
         jobs.add(scheduler.scheduleAtFixedRate(soak::sample, soakMillis, soakMillis, TimeUnit.MILLISECONDS));
@@ -69,6 +77,11 @@ final class RunMonitor implements AutoCloseable {
     /** @return the flow samples with their means and peaks; call after {@link #close()} */
     FlowSummary flow() {
         return flow == null ? FlowSummary.NONE : flow.summary();
+    }
+
+    /** @return the {@code --report} time series; call after {@link #close()} */
+    ReportSeries series() {
+        return series == null ? ReportSeries.NONE : series;
     }
 
     /** @return the soak series; call after {@link #close()} */
@@ -103,6 +116,9 @@ final class RunMonitor implements AutoCloseable {
         sampler.sample(); // the main thread now owns the samplers: the scheduler has terminated
         if (flow != null) {
             flow.sample();
+        }
+        if (series != null) {
+            series.sample(); // the last point: the end of the run
         }
         printer.finish();
     }

@@ -17,10 +17,19 @@ package io.sluice.bench;
  * @param failure why the run failed, or null when it passed
  * @param soak the soak samples ({@link SoakReport#NONE} when none were taken)
  * @param flow the backpressure and pool usage samples ({@link FlowSummary#NONE} when none were taken)
+ * @param series the time series {@code --report} charts ({@link ReportSeries#NONE} when none were taken)
  */
 record RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
                   long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
-                  int buffersNotReturned, String failure, SoakReport soak, FlowSummary flow) {
+                  int buffersNotReturned, String failure, SoakReport soak, FlowSummary flow, ReportSeries series) {
+
+    /** A summary without a time series for the report. */
+    RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
+               long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
+               int buffersNotReturned, String failure, SoakReport soak, FlowSummary flow) {
+        this(command, shape, producers, consumers, recordSizes, bytes, records, wallNanos, latency, memory,
+                buffersNotReturned, failure, soak, flow, ReportSeries.NONE);
+    }
 
     /** A summary without flow samples. */
     RunSummary(String command, String shape, int producers, int consumers, String recordSizes,

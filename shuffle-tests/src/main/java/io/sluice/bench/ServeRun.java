@@ -76,13 +76,14 @@ final class ServeRun {
                 MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, environments, producerSide.tasks(),
                         producerSide::bytes, deadline -> awaitConsumed(environment, deadline));
                 return summary(producerSide.bytes(), producerSide.records(), outcome.wallNanos(), outcome.memory(),
-                        outcome.buffersNotReturned(), outcome.failure(), outcome.soak(), outcome.flow());
+                        outcome.buffersNotReturned(), outcome.failure(), outcome.soak(), outcome.flow(),
+                        outcome.series());
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            return summary(0, 0, 0, MemoryPeak.NONE, 0, e, SoakReport.NONE, FlowSummary.NONE);
+            return summary(0, 0, 0, MemoryPeak.NONE, 0, e, SoakReport.NONE, FlowSummary.NONE, ReportSeries.NONE);
         }
     }
 
@@ -113,11 +114,12 @@ final class ServeRun {
     }
 
     private RunSummary summary(long bytes, long records, long wallNanos, MemoryPeak memory, int notReturned,
-                               Throwable failure, SoakReport soak, FlowSummary flow) {
+                               Throwable failure, SoakReport soak, FlowSummary flow,
+                               ReportSeries series) {
         String shape = options.producers() + " producers x " + options.consumers() + " subpartitions, bound to "
                 + options.bindAddress() + ", transport " + options.shuffleConfig().get(ShuffleOptions.NETTY_TRANSPORT);
         return new RunSummary(Command.SERVE.word(), shape, options.producers(), options.consumers(),
                 options.workload().sizes().toString(), bytes, records, wallNanos, LatencySummary.NONE, memory, notReturned,
-                failure == null ? null : MeasuredRun.describe(failure), soak, flow);
+                failure == null ? null : MeasuredRun.describe(failure), soak, flow, series);
     }
 }

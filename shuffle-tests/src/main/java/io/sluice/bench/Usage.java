@@ -34,7 +34,7 @@ final class Usage {
                 line(text, left, option.help() + (defaultText == null ? "" : " [default: " + defaultText + "]"));
             }
         }
-        text.append("\nSizes take binary units (32k, 64m, 4g); times take ms, s, min or h (250ms, 30s).\n")
+        text.append("\nSizes take binary units (32k, 64m, 4g); times take ns, us, ms, s, min, h or d (500us, 250ms, 30s).\n")
             .append("Exit status: 0 when every record arrived intact, 1 when the run failed, 2 for a wrong command line.\n");
         if (command == Command.SERVE || command == Command.CONSUME) {
             text.append("\nAcross machines: on the producer machine run 'sluice-bench serve --bind 0.0.0.0'; it prints one\n")

@@ -169,7 +169,7 @@ class BenchArgumentsTest {
 
     @Test
     void wrongSizes_sayWhyAndTheFormsAccepted() {
-        assertUsage("--bytes: '4x' is not a byte size; use " + io.sluice.tests.support.ByteSizes.FORMS, "--bytes", "4x");
+        assertUsage("--bytes: '4x' is not a byte size (unknown unit 'x'); use " + io.sluice.api.ByteSizes.FORMS, "--bytes", "4x");
         assertUsage("--bytes must be at least 1 byte, e.g. --bytes 1g", "--bytes", "0");
         assertUsageStartsWith("--record-size: 'big' is not a byte size", "--record-size", "big");
         assertUsage("--record-size: 10 bytes is too small: every record carries a 24-byte header (channel, sequence, "
@@ -196,9 +196,19 @@ class BenchArgumentsTest {
     }
 
     @Test
+    void durationsAndSizes_readTheLibrarysFormat_microsecondsAndDaysToo() throws Exception {
+        BenchOptions options = BenchArguments.parse(new String[] {"--flush-interval", "500us", "--duration", "1d",
+            "--memory", "64mb"});
+        assertEquals(Duration.ofDays(1), options.workload().duration());
+        assertEquals(Duration.ofNanos(500_000),
+                options.shuffleConfig().get(io.sluice.api.ShuffleOptions.OUTPUT_FLUSH_INTERVAL));
+        assertEquals(64L << 20, options.shuffleConfig().get(io.sluice.api.ShuffleOptions.MEMORY_TOTAL));
+    }
+
+    @Test
     void wrongDurations_sayWhyAndTheFormsAccepted() {
-        assertUsage("--duration: '5 weeks' has an unknown unit 'weeks'; use " + DurationText.FORMS, "--duration", "5 weeks");
-        assertUsage("--timeout: 'soon' is not a duration; use " + DurationText.FORMS, "--timeout", "soon");
+        assertUsage("--duration: '5 weeks' is not a duration (unknown unit 'weeks'); use " + io.sluice.api.Durations.FORMS, "--duration", "5 weeks");
+        assertUsage("--timeout: 'soon' is not a duration (no leading number); use " + io.sluice.api.Durations.FORMS, "--timeout", "soon");
         assertUsage("--duration must be longer than 0, e.g. --duration 30s", "--duration", "0s");
         assertUsage("--timeout must be longer than 0, e.g. --timeout 5min", "--timeout", "0");
         assertUsage("--bytes and --duration exclude each other: give one", "--bytes", "1g", "--duration", "10s");

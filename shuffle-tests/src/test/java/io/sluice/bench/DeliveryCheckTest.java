@@ -35,7 +35,7 @@ class DeliveryCheckTest {
 
         assertEquals(11, check.counters().records());
         assertEquals(bytes, check.counters().bytes());
-        assertEquals(11, check.latency().count());
+        assertEquals(11, check.latency().getTotalCount());
     }
 
     @Test

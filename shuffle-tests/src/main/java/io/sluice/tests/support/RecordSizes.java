@@ -1,5 +1,7 @@
 package io.sluice.tests.support;
 
+import io.sluice.api.ByteSizes;
+
 import java.util.ArrayList;
 import java.util.List;
 

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.tests.support.ByteSizes;
+import io.sluice.api.ByteSizes;
 import io.sluice.tests.support.RecordSizes;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -78,7 +78,7 @@ class RecordSizesTest {
         assertEquals(4L << 30, ByteSizes.parse("4g"));
         assertEquals(512, ByteSizes.parse("512b"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ByteSizes.parse("4x"));
-        assertEquals("'4x' is not a byte size; use " + ByteSizes.FORMS, e.getMessage());
+        assertEquals("'4x' is not a byte size (unknown unit 'x'); use " + ByteSizes.FORMS, e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> ByteSizes.parse("-1"));
         assertThrows(IllegalArgumentException.class, () -> ByteSizes.parse("99999999999t"));
     }
