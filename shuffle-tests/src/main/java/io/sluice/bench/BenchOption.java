@@ -1,10 +1,12 @@
 package io.sluice.bench;
 
 import io.sluice.api.ConfigOption;
-import io.sluice.api.EditDistance;
+import io.sluice.api.ShuffleConfigValidator;
 import io.sluice.api.ShuffleOptions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -186,16 +188,17 @@ enum BenchOption {
      * @return the option whose name is closest to it
      */
     static BenchOption closest(String name) {
-        BenchOption best = null;
-        int bestDistance = Integer.MAX_VALUE;
+        List<String> names = new ArrayList<>();
         for (BenchOption option : values()) {
-            int distance = EditDistance.between(name, option.name);
-            if (distance < bestDistance) {
-                best = option;
-                bestDistance = distance;
+            names.add(option.name);
+        }
+        String closest = ShuffleConfigValidator.closestName(name, names);
+        for (BenchOption option : values()) {
+            if (option.name.equals(closest)) {
+                return option;
             }
         }
-        return best;
+        return null;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.sluice.netty.gate;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
@@ -62,26 +63,37 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     private volatile boolean released;
 
     private final Object requestLock = new Object();
-    private final PartitionRequestBackoff backoff; // guarded by requestLock
-    private ProducerConnection client; // guarded by requestLock
-    private ScheduledFuture<?> retry; // guarded by requestLock
+    @GuardedBy("requestLock")
+    private final PartitionRequestBackoff backoff;
+    @GuardedBy("requestLock")
+    private ProducerConnection client;
+    @GuardedBy("requestLock")
+    private ScheduledFuture<?> retry;
 
     private final Object receivedLock = new Object();
-    private final ArrayDeque<Buffer> received = new ArrayDeque<>(); // guarded by receivedLock
+    @GuardedBy("receivedLock")
+    private final ArrayDeque<Buffer> received = new ArrayDeque<>();
     /** Priority events, handed out before {@link #received}. */
-    private final ArrayDeque<Buffer> receivedPriority = new ArrayDeque<>(); // guarded by receivedLock
+    @GuardedBy("receivedLock")
+    private final ArrayDeque<Buffer> receivedPriority = new ArrayDeque<>();
     /** User events received and not yet taken by the consumer; at most ResultPartitionWriter.MAX_QUEUED_EVENTS. */
-    private int queuedEvents; // guarded by receivedLock
+    @GuardedBy("receivedLock")
+    private int queuedEvents;
     private int expectedSequenceNumber; // event loop
     private volatile boolean endOfPartitionReceived;
 
     private final Object buffersLock = new Object();
-    private final ArrayDeque<Buffer> exclusiveAvailable = new ArrayDeque<>(); // guarded by buffersLock
-    private final ArrayDeque<Buffer> floatingAvailable = new ArrayDeque<>(); // guarded by buffersLock
+    @GuardedBy("buffersLock")
+    private final ArrayDeque<Buffer> exclusiveAvailable = new ArrayDeque<>();
+    @GuardedBy("buffersLock")
+    private final ArrayDeque<Buffer> floatingAvailable = new ArrayDeque<>();
     /** Buffers the channel wants to hold: the sender's backlog plus the initial credit. */
-    private int numRequiredBuffers; // guarded by buffersLock
-    private boolean waitingForFloatingBuffers; // guarded by buffersLock
-    private LocalBufferPool floatingPool; // guarded by buffersLock; null when the gate has no floating buffers
+    @GuardedBy("buffersLock")
+    private int numRequiredBuffers;
+    @GuardedBy("buffersLock")
+    private boolean waitingForFloatingBuffers;
+    @GuardedBy("buffersLock")
+    private LocalBufferPool floatingPool;  // null when the gate has no floating buffers
 
     /** Credit granted locally and not yet sent to the producer in an AddCredit. */
     private final AtomicInteger unannouncedCredit = new AtomicInteger();
@@ -194,6 +206,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
      */
     public void onFailedPartitionRequest() {
         boolean fail = false;
+        String tried;
         synchronized (requestLock) {
             if (released) {
                 return;
@@ -207,10 +220,12 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             } else {
                 fail = true;
             }
+            // The backoff is the request lock's: describe it here, not after unlocking.
+            tried = fail ? backoff.describe() : null;
         }
         if (fail) {
             setError(new PartitionNotFoundException(partitionId, "producer " + connectionId.producerId() + " at "
-                    + connectionId.address() + " did not register it in time; " + backoff.describe()));
+                    + connectionId.address() + " did not register it in time; " + tried));
         }
     }
 
@@ -499,6 +514,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
     }
 
+    @GuardedBy("buffersLock")
     private int availableBuffersLocked() {
         return exclusiveAvailable.size() + floatingAvailable.size();
     }

@@ -86,7 +86,17 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** Pauses reading from this connection while it cannot take more. Event loop. */
     ServerReadThrottle readThrottle() {
+        assert inEventLoop() : "called off the connection's event loop";
         return readThrottle;
+    }
+
+    /**
+     * Whether the caller runs on this connection's event loop (true before the handler is added: nothing runs
+     * concurrently then). For the {@code assert}s of the event-loop-only methods here and in the readers.
+     */
+    boolean inEventLoop() {
+        ChannelHandlerContext context = ctx;
+        return context == null || context.executor().inEventLoop();
     }
 
     /** Hands a reader that may have data to the event loop. Any thread; never blocks. */
@@ -124,11 +134,13 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** The reader of {@code receiverId}, or null. Event loop. */
     CreditBasedViewReader reader(InputChannelId receiverId) {
+        assert inEventLoop() : "called off the connection's event loop";
         return allReaders.get(receiverId);
     }
 
     /** Readers waiting in the available-readers queue now (each counted as often as it sits there). Event loop. */
     int availableReaderCount() {
+        assert inEventLoop() : "called off the connection's event loop";
         return availableReaders.size();
     }
 
@@ -175,6 +187,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** Sends what a reader has now that its view is attached. Event loop. */
     void onViewAttached(CreditBasedViewReader reader) {
+        assert inEventLoop() : "called off the connection's event loop";
         if (fileRegions) {
             reader.enableFileSpans();
         }
@@ -198,6 +211,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
      * {@link ServerReadThrottle} has stopped reading, so no new request can add to the queue until it drains.
      */
     void failReader(CreditBasedViewReader reader, Throwable cause) {
+        assert inEventLoop() : "called off the connection's event loop";
         removeReader(reader);
         if (!ctx.channel().isActive()) {
             return;
@@ -208,6 +222,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** Releases every reader of this connection; their consumers are gone. Event loop. */
     void releaseAllReaders() {
+        assert inEventLoop() : "called off the connection's event loop";
         for (CreditBasedViewReader reader : new ArrayList<>(allReaders.values())) {
             removeReader(reader);
         }
@@ -253,6 +268,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
      * @return false when the next element is not a file span (nothing was written)
      */
     private boolean writeFileSpan(CreditBasedViewReader reader) {
+        assert inEventLoop() : "called off the connection's event loop";
         FileSpan span;
         try {
             span = reader.pollFileSpan();
