@@ -8,6 +8,7 @@ import io.sluice.api.TransportException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferListener;
 import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
@@ -292,6 +293,9 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             return;
         }
         metrics.onBufferReceived(buffer.readableBytes());
+        if (BufferTrace.ENABLED && buffer.isBuffer()) {
+            BufferTrace.record(BufferTrace.Hop.ENQUEUE, id.hashCode(), sequenceNumber, buffer.getMemorySegment());
+        }
         if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
             endOfPartitionReceived = true;
         }
@@ -371,6 +375,9 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
         if (next == null) {
             return null;
+        }
+        if (BufferTrace.ENABLED && next.isBuffer()) {
+            BufferTrace.record(BufferTrace.Hop.TAKE, id.hashCode(), -1, next.getMemorySegment());
         }
         return new BufferAndAvailability(next, more, 0);
     }

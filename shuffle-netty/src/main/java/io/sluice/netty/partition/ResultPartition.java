@@ -7,6 +7,7 @@ import io.sluice.api.ShuffleException;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.notification.AvailabilityHandOff;
@@ -623,6 +624,9 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     private void finishBuilder(int target) {
         BufferBuilder builder = builders[target];
         if (builder != null) {
+            if (BufferTrace.ENABLED) {
+                BufferTrace.committed(builder);
+            }
             bytesOut.addAndGet(builder.finish());
             buffersOut.incrementAndGet();
             builder.close();

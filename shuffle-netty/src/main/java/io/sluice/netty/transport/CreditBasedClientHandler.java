@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.sluice.api.TransportException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.gate.RemoteInputChannel;
@@ -121,6 +122,9 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
             }
             int credit = channel.getAndResetUnannouncedCredit();
             if (credit > 0) {
+                if (BufferTrace.ENABLED) {
+                    BufferTrace.record(BufferTrace.Hop.CREDIT, channel.inputChannelId().hashCode(), credit, null);
+                }
                 ctx.write(new AddCredit(credit, channel.inputChannelId()))
                         .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
                 wrote = true;

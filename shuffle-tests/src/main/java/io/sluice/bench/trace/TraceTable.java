@@ -1,0 +1,122 @@
+package io.sluice.bench.trace;
+
+import io.sluice.buffers.BufferTrace;
+import io.sluice.buffers.BufferTrace.Event;
+import io.sluice.buffers.BufferTrace.Hop;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Turns a buffer trace (a file written with {@code -Dsluice.trace=<entries> -Dsluice.trace.file=<path>}) into a
+ * per-hop latency table in Markdown: for each hop, how many buffers the trace saw pass it, the median and 99th
+ * percentile of its latency from the hop before, and how often the buffer changed threads there; then the
+ * end-to-end figures and the thread hand-offs per buffer.
+ *
+ * <p>Usage: {@code java -cp sluice-bench.jar io.sluice.bench.trace.TraceTable <trace-file> [title]}.
+ */
+public final class TraceTable {
+
+    private TraceTable() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length < 1) {
+            System.err.println("usage: TraceTable <trace-file> [title]");
+            System.exit(2);
+        }
+        List<Event> events = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8)) {
+            if (!line.isBlank()) {
+                events.add(Event.parse(line));
+            }
+        }
+        print(TraceLinker.link(events), args.length > 1 ? args[1] : args[0], System.out);
+    }
+
+    /** Writes the table of {@code journeys} to {@code out}. */
+    public static void print(List<BufferJourney> journeys, String title, PrintStream out) {
+        // The first and last journeys of a ring are often cut (their early hops overwritten, late ones not yet
+        // recorded): only journeys that reached the consumer count.
+        List<BufferJourney> complete = new ArrayList<>();
+        for (BufferJourney journey : journeys) {
+            if (journey.has(Hop.COMMIT) && journey.has(Hop.TAKE)) {
+                complete.add(journey);
+            }
+        }
+        out.printf(Locale.ROOT, "%s: %d buffers written, %d traced from commit to consumer%n%n", title,
+                journeys.size(), complete.size());
+        out.println("| hop | measured from | buffers | p50 µs | p99 µs | thread change here |");
+        out.println("|---|---|---:|---:|---:|---:|");
+        for (Hop hop : Hop.values()) {
+            if (hop == Hop.COMMIT) {
+                continue;
+            }
+            List<Long> latencies = new ArrayList<>();
+            int handOffs = 0;
+            String from = null;
+            for (BufferJourney journey : complete) {
+                Hop before = journey.from(hop);
+                if (!journey.has(hop) || before == null) {
+                    continue;
+                }
+                latencies.add(journey.nanos(hop) - journey.nanos(before));
+                from = from == null || from.equals(before.name()) ? before.name() : from + "/" + before.name();
+                if (journey.handOffAt(hop)) {
+                    handOffs++;
+                }
+            }
+            row(out, hop.name(), from == null ? "-" : from.replace("NOTIFY/COMMIT", "NOTIFY or COMMIT")
+                    .replace("COMMIT/NOTIFY", "NOTIFY or COMMIT"), latencies, handOffs);
+        }
+        List<Long> toTake = new ArrayList<>();
+        List<Long> toCredit = new ArrayList<>();
+        long[] handOffs = new long[complete.size()];
+        int i = 0;
+        for (BufferJourney journey : complete) {
+            toTake.add(journey.nanos(Hop.TAKE) - journey.nanos(Hop.COMMIT));
+            if (journey.has(Hop.CREDIT)) {
+                toCredit.add(journey.nanos(Hop.CREDIT) - journey.nanos(Hop.COMMIT));
+            }
+            handOffs[i++] = journey.handOffs();
+        }
+        row(out, "commit to consumer", "COMMIT", toTake, -1);
+        row(out, "commit to credit back", "COMMIT", toCredit, -1);
+        Arrays.sort(handOffs);
+        double mean = Arrays.stream(handOffs).average().orElse(0);
+        out.printf(Locale.ROOT, "%nThread hand-offs per buffer (network crossings included): mean %.2f, p50 %d,"
+                + " max %d%n", mean, percentile(handOffs, 0.5), percentile(handOffs, 1.0));
+    }
+
+    private static void row(PrintStream out, String hop, String from, List<Long> latencies, int handOffs) {
+        long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        out.printf(Locale.ROOT, "| %s | %s | %d | %s | %s | %s |%n", hop, from, sorted.length,
+                micros(percentile(sorted, 0.5), sorted.length), micros(percentile(sorted, 0.99), sorted.length),
+                handOffs < 0 ? "" : sorted.length == 0 ? "-"
+                        : String.format(Locale.ROOT, "%.0f%%", 100.0 * handOffs / sorted.length));
+    }
+
+    private static String micros(long nanos, int count) {
+        return count == 0 ? "-" : String.format(Locale.ROOT, "%.1f", nanos / 1000.0);
+    }
+
+    private static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int index = (int) Math.ceil(p * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    /** The table of what this JVM's trace holds now (for a benchmark's tear-down). */
+    public static void printCurrent(String title, PrintStream out) {
+        print(TraceLinker.link(BufferTrace.snapshot()), title, out);
+    }
+}
