@@ -11,8 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Turns a buffer trace (a file written with {@code -Dsluice.trace=<entries> -Dsluice.trace.file=<path>}) into a
@@ -61,20 +64,19 @@ public final class TraceTable {
             }
             List<Long> latencies = new ArrayList<>();
             int handOffs = 0;
-            String from = null;
+            Set<String> from = new TreeSet<>(Comparator.reverseOrder());
             for (BufferJourney journey : complete) {
                 Hop before = journey.from(hop);
                 if (!journey.has(hop) || before == null) {
                     continue;
                 }
                 latencies.add(journey.nanos(hop) - journey.nanos(before));
-                from = from == null || from.equals(before.name()) ? before.name() : from + "/" + before.name();
+                from.add(before.name());
                 if (journey.handOffAt(hop)) {
                     handOffs++;
                 }
             }
-            row(out, hop.name(), from == null ? "-" : from.replace("NOTIFY/COMMIT", "NOTIFY or COMMIT")
-                    .replace("COMMIT/NOTIFY", "NOTIFY or COMMIT"), latencies, handOffs);
+            row(out, hop.name(), from.isEmpty() ? "-" : String.join(" or ", from), latencies, handOffs);
         }
         List<Long> toTake = new ArrayList<>();
         List<Long> toCredit = new ArrayList<>();
