@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.testing.BackgroundTask;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -364,7 +365,7 @@ class RecordReaderTest {
         gate.addBuffers(0, List.of(frame(List.of(payload))));
         RecordReader reader = new RecordReader(gate);
         assertArrayEquals(payload, bytesOf(reader.next()));
-        CompletableFuture<RecordOrEvent> blocked = AsyncCall.start(reader::next);
+        CompletableFuture<RecordOrEvent> blocked = BackgroundTask.start("blocked-reader", reader::next).result();
         gate.awaitWaiting();
 
         reader.close();

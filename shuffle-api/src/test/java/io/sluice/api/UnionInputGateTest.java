@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.testing.BackgroundTask;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +83,7 @@ class UnionInputGateTest {
         ScriptedInputGate first = new ScriptedInputGate(1);
         ScriptedInputGate second = new ScriptedInputGate(2);
         UnionInputGate union = new UnionInputGate(List.of(first, second));
-        CompletableFuture<Optional<BufferOrEvent>> next = AsyncCall.start(union::getNext);
+        CompletableFuture<Optional<BufferOrEvent>> next = BackgroundTask.start("blocked-union-reader", union::getNext).result();
         first.awaitWaiting();
         second.awaitWaiting();
 

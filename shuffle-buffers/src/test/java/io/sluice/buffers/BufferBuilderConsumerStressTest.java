@@ -1,5 +1,6 @@
 package io.sluice.buffers;
 
+import io.sluice.testing.BackgroundTask;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.ByteBuffer;
@@ -39,9 +40,9 @@ class BufferBuilderConsumerStressTest {
         BlockingQueue<BufferConsumer> toFirstReader = new ArrayBlockingQueue<>(4);
         BlockingQueue<BufferConsumer> toSecondReader = new ArrayBlockingQueue<>(4);
 
-        TestThread<Long> writer = TestThread.start("writer", () -> write(pool, List.of(toFirstReader, toSecondReader)));
-        TestThread<Long> firstReader = TestThread.start("reader-1", () -> read(toFirstReader));
-        TestThread<Long> secondReader = TestThread.start("reader-2", () -> read(toSecondReader));
+        BackgroundTask<Long> writer = BackgroundTask.start("writer", () -> write(pool, List.of(toFirstReader, toSecondReader)));
+        BackgroundTask<Long> firstReader = BackgroundTask.start("reader-1", () -> read(toFirstReader));
+        BackgroundTask<Long> secondReader = BackgroundTask.start("reader-2", () -> read(toSecondReader));
 
         assertEquals(TOTAL_BYTES, writer.result().get(100, TimeUnit.SECONDS));
         assertEquals(TOTAL_BYTES, firstReader.result().get(100, TimeUnit.SECONDS));

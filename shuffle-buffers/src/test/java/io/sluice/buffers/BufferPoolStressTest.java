@@ -1,5 +1,6 @@
 package io.sluice.buffers;
 
+import io.sluice.testing.BackgroundTask;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -42,8 +43,8 @@ class BufferPoolStressTest {
         buffer.recycleBuffer();
     }
 
-    private static void awaitAll(List<TestThread<Void>> threads) throws Exception {
-        for (TestThread<Void> thread : threads) {
+    private static void awaitAll(List<BackgroundTask<Void>> threads) throws Exception {
+        for (BackgroundTask<Void> thread : threads) {
             thread.result().get(100, TimeUnit.SECONDS); // a hang fails here as a deadlock (H-3)
         }
     }
@@ -57,10 +58,10 @@ class BufferPoolStressTest {
         int rounds = 1024;
         AtomicLong served = new AtomicLong();
         CountDownLatch start = new CountDownLatch(1);
-        List<TestThread<Void>> running = new ArrayList<>();
+        List<BackgroundTask<Void>> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             long id = t;
-            running.add(TestThread.start("requester-" + t, () -> {
+            running.add(BackgroundTask.start("requester-" + t, () -> {
                 start.await();
                 for (int i = 0; i < rounds; i++) {
                     Buffer buffer = pool.requestBufferBlocking();
@@ -128,10 +129,10 @@ class BufferPoolStressTest {
         AtomicBoolean workersDone = new AtomicBoolean();
         CountDownLatch start = new CountDownLatch(1);
 
-        List<TestThread<Void>> running = new ArrayList<>();
+        List<BackgroundTask<Void>> running = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
             Random random = new Random(1000 + w);
-            running.add(TestThread.start("worker-" + w, () -> {
+            running.add(BackgroundTask.start("worker-" + w, () -> {
                 start.await();
                 for (int i = 0; i < iterations; i++) {
                     churnOnce(global, shared, random, toRecycleElsewhere, listeners, refusedPools);
@@ -139,7 +140,7 @@ class BufferPoolStressTest {
                 return null;
             }));
         }
-        TestThread<Void> exclusiveUser = TestThread.start("exclusive-user", () -> {
+        BackgroundTask<Void> exclusiveUser = BackgroundTask.start("exclusive-user", () -> {
             Random random = new Random(99);
             start.await();
             while (!workersDone.get()) {
@@ -162,7 +163,7 @@ class BufferPoolStressTest {
             }
             return null;
         });
-        TestThread<Void> recycler = TestThread.start("cross-thread-recycler", () -> {
+        BackgroundTask<Void> recycler = BackgroundTask.start("cross-thread-recycler", () -> {
             start.await();
             while (true) {
                 Buffer buffer = toRecycleElsewhere.poll(50, TimeUnit.MILLISECONDS);

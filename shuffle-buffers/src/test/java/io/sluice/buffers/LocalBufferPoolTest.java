@@ -1,5 +1,7 @@
 package io.sluice.buffers;
 
+import io.sluice.testing.BackgroundTask;
+import io.sluice.testing.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -406,7 +408,7 @@ class LocalBufferPoolTest {
         LocalBufferPool other = small.createBufferPool(1, UNBOUNDED);
         List<Buffer> held = request(waiting, 2);
         List<Buffer> otherHeld = request(other, 2);
-        TestThread<Buffer> requester = TestThread.start("blocked-requester", waiting::requestBufferBlocking);
+        BackgroundTask<Buffer> requester = BackgroundTask.start("blocked-requester", waiting::requestBufferBlocking);
         Await.until(requester::isWaitingOrDone, "the request waits");
         assertFalse(requester.result().isDone());
 
@@ -427,7 +429,7 @@ class LocalBufferPoolTest {
         LocalBufferPool pool = global.createBufferPool(1, 1);
         Buffer held = pool.requestBuffer();
         AtomicInteger interrupts = new AtomicInteger();
-        TestThread<RuntimeException> requester = TestThread.start("interrupted-requester", () -> {
+        BackgroundTask<RuntimeException> requester = BackgroundTask.start("interrupted-requester", () -> {
             while (true) {
                 try {
                     pool.requestBufferBlocking().recycleBuffer();
@@ -477,7 +479,7 @@ class LocalBufferPoolTest {
         LocalBufferPool pool = global.createBufferPool(1, 1);
         Buffer held = pool.requestBuffer();
         CompletableFuture<?> availability = pool.getAvailableFuture();
-        TestThread<BufferBuilder> requester = TestThread.start("requester", () -> pool.requestBufferBuilderBlocking(0));
+        BackgroundTask<BufferBuilder> requester = BackgroundTask.start("requester", () -> pool.requestBufferBuilderBlocking(0));
         Await.until(requester::isWaitingOrDone, "the request waits");
         assertFalse(requester.result().isDone());
 

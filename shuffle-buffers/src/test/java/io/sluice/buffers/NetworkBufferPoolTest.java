@@ -1,5 +1,7 @@
 package io.sluice.buffers;
 
+import io.sluice.testing.BackgroundTask;
+import io.sluice.testing.Await;
 import static io.sluice.buffers.GlobalPools.SEGMENT_SIZE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -223,11 +225,11 @@ class NetworkBufferPoolTest {
         List<Buffer> held = drain(pool);
         assertEquals(10, held.size());
 
-        TestThread<List<MemorySegment>> requester =
-                TestThread.start("exclusive-requester", () -> global.requestUnpooledMemorySegments(5));
+        BackgroundTask<List<MemorySegment>> requester =
+                BackgroundTask.start("exclusive-requester", () -> global.requestUnpooledMemorySegments(5));
         Await.until(() -> pool.getNumBuffers() == 5, "the local pool shrank to its new share");
         assertFalse(requester.result().isDone());
-        TestThread<Void> recycler = TestThread.start("recycler", () -> {
+        BackgroundTask<Void> recycler = BackgroundTask.start("recycler", () -> {
             recycleAll(held);
             return null;
         });
@@ -247,7 +249,7 @@ class NetworkBufferPoolTest {
 
     /** A global pool of 4 whose only local pool's buffers are all held, and a thread blocked asking for 2. */
     private record BlockedRequest(NetworkBufferPool global, LocalBufferPool pool, List<Buffer> held,
-                                  TestThread<List<MemorySegment>> requester) {
+                                  BackgroundTask<List<MemorySegment>> requester) {
     }
 
     private BlockedRequest blockedExclusiveRequest(Duration requestTimeout) throws IOException {
@@ -255,8 +257,8 @@ class NetworkBufferPoolTest {
         LocalBufferPool pool = global.createBufferPool(1, 4);
         List<Buffer> held = drain(pool);
         assertEquals(4, held.size());
-        TestThread<List<MemorySegment>> requester =
-                TestThread.start("exclusive-requester", () -> global.requestUnpooledMemorySegments(2));
+        BackgroundTask<List<MemorySegment>> requester =
+                BackgroundTask.start("exclusive-requester", () -> global.requestUnpooledMemorySegments(2));
         Await.until(() -> pool.getNumBuffers() == 2 && requester.isWaitingOrDone(), "the request is waiting");
         assertFalse(requester.result().isDone());
         return new BlockedRequest(global, pool, held, requester);
@@ -357,8 +359,8 @@ class NetworkBufferPoolTest {
         LocalBufferPool first = global.createBufferPool(0, 2);
         LocalBufferPool second = global.createBufferPool(0, 2);
         assertEquals(0, first.getNumBuffers());
-        TestThread<Buffer> firstWaiter = TestThread.start("first-waiter", first::requestBufferBlocking);
-        TestThread<Buffer> secondWaiter = TestThread.start("second-waiter", second::requestBufferBlocking);
+        BackgroundTask<Buffer> firstWaiter = BackgroundTask.start("first-waiter", first::requestBufferBlocking);
+        BackgroundTask<Buffer> secondWaiter = BackgroundTask.start("second-waiter", second::requestBufferBlocking);
         Await.until(() -> firstWaiter.isWaitingOrDone() && secondWaiter.isWaitingOrDone(), "both requests wait");
         assertFalse(firstWaiter.result().isDone() || secondWaiter.result().isDone());
 

@@ -6,6 +6,7 @@ import io.sluice.flink.testing.FlinkClusters;
 import io.sluice.flink.testing.FlinkClusters.Shuffle;
 import io.sluice.flink.testing.KeyedAggregationJob;
 import io.sluice.flink.testing.RecordingShuffleServiceFactory;
+import io.sluice.testing.Await;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -46,11 +47,9 @@ class SluiceTaskManagerLossTest {
                     .sinkTo(CollectingSink.named("tm-loss"));
             JobClient client = env.executeAsync("task manager loss");
 
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (FailOnceAfterCheckpoint.completedCheckpoints() < 2 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertTrue(FailOnceAfterCheckpoint.completedCheckpoints() >= 2, "checkpoints completed before the loss");
+            Await.until(() -> FailOnceAfterCheckpoint.completedCheckpoints() >= 2, Duration.ofSeconds(60),
+                    () -> "two checkpoints completed before the loss; completed: "
+                            + FailOnceAfterCheckpoint.completedCheckpoints());
             cluster.terminateTaskManager(1).get(60, TimeUnit.SECONDS);
             cluster.startTaskManager();
             client.getJobExecutionResult().get(120, TimeUnit.SECONDS);

@@ -31,6 +31,7 @@ import io.sluice.netty.tls.TlsContexts;
 import io.sluice.netty.transport.ChannelPipelineHook;
 import io.sluice.netty.transport.ConnectionManager;
 import io.sluice.netty.transport.TransportMetrics;
+import io.sluice.netty.config.EnvironmentConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,7 +110,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.notifications = NotificationExecutor.create(context.resourceId().value());
         this.connectionManager = new ConnectionManager(context, config, partitionManager, tls, pipelineHook);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
-                config, partitionManager, timer, networkBufferPool, connectionManager);
+                config, partitionManager, timer, networkBufferPool, connectionManager,
+                connectionManager.metrics()::onBufferReceived);
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
                 config.numberOfSegments(), config.segmentSize(),
                 context.localCommunicationOnly() ? "none (local communication only)" : config.transport());
@@ -179,8 +181,9 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                     notifications);
             for (int i = 0; i < descriptor.inputChannels().size(); i++) {
                 NettyShuffleDescriptor channelDescriptor = nettyDescriptor(descriptor.inputChannels().get(i));
-                gate.setChannel(channelFactory.create(gate, i, channelDescriptor,
-                        descriptor.consumedSubpartitionIndex()));
+                gate.setChannel(channelFactory.create(gate, i, channelDescriptor.partitionId(),
+                        descriptor.consumedSubpartitionIndex(), channelDescriptor.producerId(),
+                        channelDescriptor.dataAddress(), channelDescriptor.connectionIndex()));
             }
             channelFactory.attachGateMemory(gate);
             created.add(gate);

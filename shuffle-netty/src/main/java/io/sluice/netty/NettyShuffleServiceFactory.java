@@ -8,6 +8,7 @@ import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.netty.tls.OpenSslSupport;
 import io.sluice.netty.tls.TlsContexts;
 import io.sluice.netty.transport.ChannelPipelineHook;
+import io.sluice.netty.config.EnvironmentConfig;
 
 /**
  * Sluice's default shuffle service: partitions and gates in one environment per process, in-process channels

@@ -4,7 +4,7 @@
  * {@link io.sluice.netty.NettyShuffleDescriptor}, and {@link io.sluice.netty.NettyShuffleEnvironment}, which owns one
  * process's network memory (one {@link io.sluice.buffers.NetworkBufferPool}), its partitions
  * ({@code io.sluice.netty.partition}), its gates ({@code io.sluice.netty.gate}) and its transport
- * ({@code io.sluice.netty.transport}). {@link io.sluice.netty.EnvironmentConfig} reads and checks the options once.
+ * ({@code io.sluice.netty.transport}). {@link io.sluice.netty.config.EnvironmentConfig} reads and checks the options once.
  *
  * <h2>Threads</h2>
  * <ul>

@@ -17,7 +17,7 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.netty.testing.Await;
+import io.sluice.testing.Await;
 import io.sluice.netty.testing.MemoryAssertions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

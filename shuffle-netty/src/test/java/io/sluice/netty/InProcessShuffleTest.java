@@ -18,9 +18,10 @@ import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.netty.testing.Await;
-import io.sluice.netty.testing.BackgroundTask;
+import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.testing.EnvironmentFixture;
+import io.sluice.netty.testing.GateReads;
 import io.sluice.netty.testing.TestRecords;
 
 import java.time.Duration;
@@ -49,7 +50,7 @@ class InProcessShuffleTest {
     }
 
     /** Emits {@code records} one-buffer records into subpartition 0 on another thread, then finishes. */
-    private static BackgroundTask produce(ResultPartitionWriter writer, int records) {
+    private static BackgroundTask<Void> produce(ResultPartitionWriter writer, int records) {
         return BackgroundTask.start("producer", () -> {
             for (int i = 0; i < records; i++) {
                 writer.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
@@ -66,10 +67,10 @@ class InProcessShuffleTest {
         InputGate gate = environments.setUpGate(environment, 0, writer);
         int records = 200;
 
-        BackgroundTask producer = produce(writer, records);
+        BackgroundTask<Void> producer = produce(writer, records);
         Await.blocked(producer.thread());
 
-        assertFalse(producer.done().isDone(), "nobody reads: the producer waits");
+        assertFalse(producer.isDone(), "nobody reads: the producer waits");
         assertFalse(writer.availableFuture().isDone());
         int used = environment.metrics().totalSegments() - environment.metrics().availableSegments();
         assertTrue(used <= segments, "used " + used + " of " + segments);
@@ -81,7 +82,7 @@ class InProcessShuffleTest {
             }
             assertNull(reader.next());
         }
-        producer.awaitDone();
+        producer.await();
     }
 
     @Test
@@ -89,7 +90,7 @@ class InProcessShuffleTest {
         ShuffleEnvironment environment = environments.localEnvironment(EnvironmentFixture.config(16));
         ResultPartitionWriter writer = environments.setUpWriter(environment, 1);
         InputGate gate = environments.setUpGate(environment, 0, writer);
-        CompletableFuture<Throwable> seen = BackgroundTask.readUntilFailure(gate);
+        CompletableFuture<Throwable> seen = GateReads.untilFailure(gate);
         writer.emitRecord(TestRecords.record(0, 0, 10), 0);
         writer.flushAll();
 
@@ -111,9 +112,9 @@ class InProcessShuffleTest {
             writer.flushAll();
             assertArrayEquals(TestRecords.recordBytes(0, 0, 10), TestRecords.bytesOf(reader.next().data()));
         }
-        BackgroundTask producer = produce(writer, 500);
+        BackgroundTask<Void> producer = produce(writer, 500);
 
-        producer.awaitDone();
+        producer.await();
         assertTrue(environment.partitionsOccupyingLocalResources().isEmpty(),
                 "its only consumer left: the finished partition is released");
     }

@@ -23,9 +23,9 @@ import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.partition.ResultPartition;
-import io.sluice.netty.testing.Await;
-import io.sluice.netty.testing.BackgroundTask;
+import io.sluice.testing.Await;
 import io.sluice.netty.testing.EnvironmentFixture;
+import io.sluice.netty.testing.GateReads;
 import io.sluice.netty.testing.TestRecords;
 
 import java.util.ArrayList;
@@ -225,7 +225,7 @@ class NettyShuffleEnvironmentTest {
         unfinished.emitRecord(TestRecords.record(0, 0, 3 * ONE_BUFFER_RECORD), 0);
         finished.emitRecord(TestRecords.record(0, 1, ONE_BUFFER_RECORD), 0);
         finished.finish();
-        CompletableFuture<Throwable> consumer = BackgroundTask.readUntilFailure(gate);
+        CompletableFuture<Throwable> consumer = GateReads.untilFailure(gate);
 
         environment.close();
         environment.close();

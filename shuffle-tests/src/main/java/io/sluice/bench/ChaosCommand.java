@@ -3,7 +3,7 @@ package io.sluice.bench;
 import io.sluice.tests.chaos.ChaosResult;
 import io.sluice.tests.chaos.ChaosRun;
 import io.sluice.tests.chaos.ChaosTally;
-import io.sluice.tests.chaos.LeakReports;
+import io.sluice.testing.NettyLeaks;
 
 import java.io.PrintStream;
 import java.util.List;
@@ -61,10 +61,10 @@ final class ChaosCommand {
             err.print(usage());
             return Main.EXIT_USAGE;
         }
-        LeakReports.install();
+        NettyLeaks.installParanoid();
         if (single != null) {
             ChaosResult result = new ChaosRun(single).execute();
-            List<String> leaks = LeakReports.collect();
+            List<String> leaks = NettyLeaks.collectLeaks();
             if (!leaks.isEmpty()) {
                 result = result.withProblems(leaks);
             }
@@ -83,7 +83,7 @@ final class ChaosCommand {
                 out.flush();
             }
             if ((n + 1) % LEAK_CHECK_EVERY == 0 || n + 1 == seeds) {
-                List<String> leaks = LeakReports.collect();
+                List<String> leaks = NettyLeaks.collectLeaks();
                 if (!leaks.isEmpty()) {
                     tally.addLeak();
                     out.printf("chaos seeds %d..%d: Netty reported %d leak(s); replay each seed with "

@@ -4,7 +4,7 @@ import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.tests.support.BackgroundTask;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
 import io.sluice.tests.support.Layout;
 import io.sluice.tests.support.MemoryConfig;

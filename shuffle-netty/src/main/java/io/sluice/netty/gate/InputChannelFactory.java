@@ -1,16 +1,16 @@
 package io.sluice.netty.gate;
 
 import io.sluice.api.ResourceId;
+import io.sluice.api.ResultPartitionId;
 import io.sluice.buffers.NetworkBufferPool;
-import io.sluice.netty.EnvironmentConfig;
-import io.sluice.netty.NettyShuffleDescriptor;
-import io.sluice.netty.transport.ConnectionId;
-import io.sluice.netty.transport.ConnectionManager;
+import io.sluice.netty.config.EnvironmentConfig;
 import io.sluice.netty.partition.ResultPartitionManager;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.IntConsumer;
 
 /**
  * Makes the channels of an environment's gates: a local channel when the producer is this environment, a remote
@@ -26,37 +26,46 @@ public final class InputChannelFactory {
     private final ResultPartitionManager partitionManager;
     private final ScheduledExecutorService timer;
     private final NetworkBufferPool networkBufferPool;
-    private final ConnectionManager connectionManager;
+    private final ProducerConnections connections;
+    private final IntConsumer bufferReceived;
 
+    /**
+     * @param connections    the transport's connections to producers (remote channels)
+     * @param bufferReceived counts one buffer of the given size received by a remote channel
+     */
     public InputChannelFactory(ResourceId localResourceId, boolean localCommunicationOnly, EnvironmentConfig config,
                                ResultPartitionManager partitionManager, ScheduledExecutorService timer,
-                               NetworkBufferPool networkBufferPool, ConnectionManager connectionManager) {
+                               NetworkBufferPool networkBufferPool, ProducerConnections connections,
+                               IntConsumer bufferReceived) {
         this.localResourceId = localResourceId;
         this.localCommunicationOnly = localCommunicationOnly;
         this.config = config;
         this.partitionManager = partitionManager;
         this.timer = timer;
         this.networkBufferPool = networkBufferPool;
-        this.connectionManager = connectionManager;
+        this.connections = connections;
+        this.bufferReceived = bufferReceived;
     }
 
-    /** The channel {@code index} of {@code gate}, reading {@code subpartition} of the descriptor's partition. */
-    public InputChannel create(SingleInputGate gate, int index, NettyShuffleDescriptor descriptor, int subpartition) {
-        if (descriptor.producerId().equals(localResourceId)) {
-            return new LocalInputChannel(gate, index, descriptor.partitionId(), subpartition, partitionManager, timer,
+    /**
+     * The channel {@code index} of {@code gate}, reading {@code subpartition} of {@code partitionId}, which
+     * {@code producerId} serves at {@code dataAddress} (over its connection {@code connectionIndex}).
+     */
+    public InputChannel create(SingleInputGate gate, int index, ResultPartitionId partitionId, int subpartition,
+                               ResourceId producerId, InetSocketAddress dataAddress, int connectionIndex) {
+        if (producerId.equals(localResourceId)) {
+            return new LocalInputChannel(gate, index, partitionId, subpartition, partitionManager, timer,
                     newBackoff());
         }
         if (localCommunicationOnly) {
-            return new UnreachableInputChannel(gate, index, descriptor.partitionId(), subpartition,
-                    "its producer " + descriptor.producerId() + " at " + descriptor.dataAddress()
+            return new UnreachableInputChannel(gate, index, partitionId, subpartition,
+                    "its producer " + producerId + " at " + dataAddress
                             + " is another environment, and environment " + localResourceId
                             + " was created with localCommunicationOnly (no transport); create it without that flag");
         }
-        ConnectionId connectionId = new ConnectionId(descriptor.dataAddress(), descriptor.connectionIndex(),
-                descriptor.producerId());
-        return new RemoteInputChannel(gate, index, descriptor.partitionId(), subpartition, connectionId,
-                connectionManager::clientFactory, timer, networkBufferPool, connectionManager.metrics(),
-                config.buffersPerChannel(), newBackoff());
+        ConnectionId connectionId = new ConnectionId(dataAddress, connectionIndex, producerId);
+        return new RemoteInputChannel(gate, index, partitionId, subpartition, connectionId, connections, timer,
+                networkBufferPool, bufferReceived, config.buffersPerChannel(), newBackoff());
     }
 
     /** Gives the gate the memory its remote channels share; nothing for a gate of local channels. */

@@ -13,11 +13,6 @@ import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.event.EventSerializer;
-import io.sluice.netty.transport.ConnectionId;
-import io.sluice.netty.transport.DataType;
-import io.sluice.netty.transport.PartitionRequestClient;
-import io.sluice.netty.transport.PartitionRequestClientFactory;
-import io.sluice.netty.transport.TransportMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
+import java.util.function.IntConsumer;
 
 /**
  * An input channel whose producer lives in another environment: it receives buffers over a shared TCP connection
@@ -56,11 +51,12 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     private final InputChannelId id = InputChannelId.random();
     private final ConnectionId connectionId;
-    /** Supplies the environment's client factory once the transport is started. */
-    private final Supplier<PartitionRequestClientFactory> clientFactory;
+    /** The environment's connections to producers (the transport). */
+    private final ProducerConnections connections;
     private final ScheduledExecutorService timer;
     private final NetworkBufferPool networkBufferPool;
-    private final TransportMetrics metrics;
+    /** Counts one buffer of the given size received (the transport's counters). */
+    private final IntConsumer bufferReceived;
     /** Exclusive buffers, announced as the initial credit. */
     private final int initialCredit;
 
@@ -68,7 +64,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     private final Object requestLock = new Object();
     private final PartitionRequestBackoff backoff; // guarded by requestLock
-    private PartitionRequestClient client; // guarded by requestLock
+    private ProducerConnection client; // guarded by requestLock
     private ScheduledFuture<?> retry; // guarded by requestLock
 
     private final Object receivedLock = new Object();
@@ -92,15 +88,15 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     private final AtomicInteger unannouncedCredit = new AtomicInteger();
 
     RemoteInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
-                       ConnectionId connectionId, Supplier<PartitionRequestClientFactory> clientFactory,
-                       ScheduledExecutorService timer, NetworkBufferPool networkBufferPool, TransportMetrics metrics,
+                       ConnectionId connectionId, ProducerConnections connections,
+                       ScheduledExecutorService timer, NetworkBufferPool networkBufferPool, IntConsumer bufferReceived,
                        int initialCredit, PartitionRequestBackoff backoff) {
         super(gate, channelIndex, partitionId, subpartitionIndex);
         this.connectionId = connectionId;
-        this.clientFactory = clientFactory;
+        this.connections = connections;
         this.timer = timer;
         this.networkBufferPool = networkBufferPool;
-        this.metrics = metrics;
+        this.bufferReceived = bufferReceived;
         this.initialCredit = initialCredit;
         this.backoff = backoff;
         this.numRequiredBuffers = initialCredit;
@@ -152,9 +148,9 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
                 return;
             }
         }
-        PartitionRequestClient requestClient;
+        ProducerConnection requestClient;
         try {
-            requestClient = clientFactory.get().createPartitionRequestClient(connectionId);
+            requestClient = connections.createPartitionRequestClient(connectionId);
         } catch (TransportException e) {
             // The factory's message names the connection; say which partition could not be requested.
             setError(new TransportException("channel " + channelIndex + " of " + gate.ownerName()
@@ -184,7 +180,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     }
 
     private void sendPartitionRequest() {
-        PartitionRequestClient current;
+        ProducerConnection current;
         synchronized (requestLock) {
             current = client;
         }
@@ -244,15 +240,15 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     }
 
     /**
-     * A buffer arrived. Ownership of {@code buffer} passes to this channel (queued, or recycled at once when the
-     * channel was released or the sequence number is wrong). Event loop.
+     * A buffer arrived: data or an event ({@code buffer.isBuffer()}), and an event that overtakes the queued data
+     * when {@code priority}. Ownership of {@code buffer} passes to this channel (queued, or recycled at once
+     * when the channel was released or the sequence number is wrong). Event loop.
      */
-    public void onBuffer(Buffer buffer, int sequenceNumber, int backlog, DataType dataType) {
+    public void onBuffer(Buffer buffer, int sequenceNumber, int backlog, boolean priority) {
         boolean recycle = false;
         boolean tooManyEvents = false;
         boolean notify = false;
-        boolean priority = dataType == DataType.PRIORITY_EVENT_BUFFER;
-        boolean userEvent = !dataType.isBuffer() && (priority || !EventSerializer.isEndOfPartition(buffer));
+        boolean userEvent = !buffer.isBuffer() && (priority || !EventSerializer.isEndOfPartition(buffer));
         int expected = expectedSequenceNumber;
         synchronized (receivedLock) {
             if (released) {
@@ -292,7 +288,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             }
             return;
         }
-        metrics.onBufferReceived(buffer.readableBytes());
+        bufferReceived.accept(buffer.readableBytes());
         if (BufferTrace.ENABLED && buffer.isBuffer()) {
             BufferTrace.record(BufferTrace.Hop.ENQUEUE, id.hashCode(), sequenceNumber, buffer.getMemorySegment());
         }
@@ -384,7 +380,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     @Override
     void sendTaskEvent(ByteBuffer event) throws IOException {
-        PartitionRequestClient current;
+        ProducerConnection current;
         synchronized (requestLock) {
             current = client;
         }
@@ -403,7 +399,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     @Override
     void resumeConsumption() {
-        PartitionRequestClient current;
+        ProducerConnection current;
         synchronized (requestLock) {
             current = client;
         }
@@ -431,7 +427,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     private void announceCredit(int added) {
         if (added > 0 && unannouncedCredit.getAndAdd(added) == 0) {
-            PartitionRequestClient current;
+            ProducerConnection current;
             synchronized (requestLock) {
                 current = client;
             }
@@ -539,7 +535,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     @Override
     void releaseAllResources() {
-        PartitionRequestClient toClose;
+        ProducerConnection toClose;
         ScheduledFuture<?> pendingRetry;
         synchronized (requestLock) {
             if (released) {

@@ -7,6 +7,11 @@
  * with the reason. {@link io.sluice.netty.gate.InputChannelFactory} picks the kind, {@code GateMemory}
  * reserves the gate's memory, {@code PartitionRequestBackoff} spaces the retries.
  *
+ * <p>The gate package knows no transport and no Netty: a remote channel reaches its producer through the two
+ * interfaces it defines, {@link io.sluice.netty.gate.ProducerConnections} (open or share the connection of a
+ * {@link io.sluice.netty.gate.ConnectionId}) and {@link io.sluice.netty.gate.ProducerConnection} (send on it),
+ * which {@code io.sluice.netty.transport} implements; the transport depends on the gate, never the other way.
+ *
  * <h2>Threads</h2>
  * <ul>
  *   <li>The consumer thread: {@code setup()}, {@code pollNext()}, {@code getNext()}, and each channel's

@@ -18,11 +18,13 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.netty.EnvironmentConfig;
+import io.sluice.netty.config.EnvironmentConfig;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.tls.TlsContexts;
+import io.sluice.netty.gate.ConnectionId;
+import io.sluice.netty.gate.ProducerConnections;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +47,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Life cycle: {@link #start()} once, {@link #close()} once (idempotent); the metrics from any thread.
  */
-public final class ConnectionManager {
+public final class ConnectionManager implements ProducerConnections {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);
 
@@ -311,6 +313,17 @@ public final class ConnectionManager {
                     + "ShuffleEnvironment.start() before setting up gates that read from other environments");
         }
         return factory;
+    }
+
+    /**
+     * The client of {@code connectionId} from {@link #clientFactory()}: the remote channels' way to their producers.
+     *
+     * @throws IllegalStateException before {@link #start()}
+     */
+    @Override
+    public PartitionRequestClient createPartitionRequestClient(ConnectionId connectionId)
+            throws IOException, InterruptedException {
+        return clientFactory().createPartitionRequestClient(connectionId);
     }
 
     /** Byte and buffer counters of both directions. */

@@ -10,6 +10,7 @@ import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.gate.RemoteInputChannel;
+import io.sluice.netty.gate.ConnectionId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -174,7 +175,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
             // Otherwise the channel had no buffer for a data frame and was already failed by the allocator.
             return;
         }
-        channel.onBuffer(buffer, response.sequenceNumber(), response.backlog(), response.dataType());
+        channel.onBuffer(buffer, response.sequenceNumber(), response.backlog(), response.dataType().isPriority());
     }
 
     private void onErrorResponse(ErrorResponse error) {

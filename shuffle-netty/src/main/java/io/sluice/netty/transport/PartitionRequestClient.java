@@ -4,7 +4,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.TransportException;
+import io.sluice.netty.gate.ProducerConnection;
 import io.sluice.netty.gate.RemoteInputChannel;
+import io.sluice.netty.gate.ConnectionId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +20,7 @@ import java.nio.ByteBuffer;
  * <p>Any thread. Messages are written with {@code Channel.writeAndFlush}, which hands them to the connection's event
  * loop as a task; frequent traffic (credit) goes through the handler's coalesced queue instead.
  */
-public final class PartitionRequestClient {
+public final class PartitionRequestClient implements ProducerConnection {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionRequestClient.class);
 
@@ -61,6 +63,7 @@ public final class PartitionRequestClient {
      * Registers the channel and sends its partition request with its full initial credit (again, on a retry).
      * A failed write fails that channel only.
      */
+    @Override
     public void requestSubpartition(ResultPartitionId partitionId, int subpartitionIndex, RemoteInputChannel inputChannel,
                                     int initialCredit) {
         handler.addInputChannel(inputChannel);
@@ -76,11 +79,13 @@ public final class PartitionRequestClient {
     }
 
     /** Hands the channel's new credit to the event loop (coalesced). */
+    @Override
     public void notifyCreditAvailable(RemoteInputChannel inputChannel) {
         handler.notifyCreditAvailable(inputChannel);
     }
 
     /** Sends a consumer's task event to the producer of {@code partitionId}. */
+    @Override
     public void sendTaskEvent(ResultPartitionId partitionId, ByteBuffer event, RemoteInputChannel inputChannel) {
         channel.writeAndFlush(new TaskEventRequest(event, partitionId, inputChannel.inputChannelId()))
                 .addListener((ChannelFutureListener) future -> {
@@ -93,6 +98,7 @@ public final class PartitionRequestClient {
     }
 
     /** Tells the producer that {@code inputChannel} resumes after a blocking event. */
+    @Override
     public void resumeConsumption(RemoteInputChannel inputChannel) {
         channel.writeAndFlush(new ResumeConsumption(inputChannel.inputChannelId()))
                 .addListener((ChannelFutureListener) future -> {
@@ -108,6 +114,7 @@ public final class PartitionRequestClient {
      * A channel lets go of this connection. The last one closes it (CloseRequest, then close); another one sends
      * a CancelPartitionRequest when {@code cancel} (the producer is still sending to it).
      */
+    @Override
     public void close(RemoteInputChannel inputChannel, boolean cancel) {
         handler.removeInputChannel(inputChannel);
         boolean last;

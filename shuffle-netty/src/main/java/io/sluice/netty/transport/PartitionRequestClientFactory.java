@@ -6,6 +6,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.ssl.SslHandler;
 import io.sluice.api.TransportException;
+import io.sluice.netty.gate.ConnectionId;
+import io.sluice.netty.gate.ProducerConnections;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +28,7 @@ import java.util.function.Function;
  * <p>Any thread. {@link #createPartitionRequestClient} blocks the calling consumer thread for at most the connect
  * timeout; it is never called on an event loop.
  */
-public final class PartitionRequestClientFactory {
+public final class PartitionRequestClientFactory implements ProducerConnections {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionRequestClientFactory.class);
 
@@ -51,6 +53,7 @@ public final class PartitionRequestClientFactory {
      *
      * @throws TransportException when the connection cannot be opened (the next call tries again)
      */
+    @Override
     public PartitionRequestClient createPartitionRequestClient(ConnectionId connectionId)
             throws IOException, InterruptedException {
         while (true) {

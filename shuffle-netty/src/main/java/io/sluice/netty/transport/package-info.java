@@ -6,7 +6,8 @@
  * {@code PartitionRequestQueue} of {@code CreditBasedViewReader}s
  * that send buffers against credit); the client side ({@link io.sluice.netty.transport.PartitionRequestClientFactory},
  * one shared {@link io.sluice.netty.transport.PartitionRequestClient} per
- * {@link io.sluice.netty.transport.ConnectionId}, and its {@link io.sluice.netty.transport.CreditBasedClientHandler});
+ * {@link io.sluice.netty.gate.ConnectionId}, and its {@link io.sluice.netty.transport.CreditBasedClientHandler}; they
+ * implement the gate's {@code ProducerConnections} and {@code ProducerConnection});
  * and {@link io.sluice.netty.transport.ConnectionManager}, which owns the event loops and the data server. Every
  * connection carries heartbeats ({@code HeartbeatHandler}: a frame when there was nothing else to send, failure when
  * no complete frame arrived for the timeout); the server bounds what a client can make it hold

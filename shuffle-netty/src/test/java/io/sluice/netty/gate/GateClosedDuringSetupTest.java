@@ -8,9 +8,10 @@ import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.NetworkBufferPool;
-import io.sluice.netty.testing.Await;
-import io.sluice.netty.testing.BackgroundTask;
+import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -67,11 +68,11 @@ class GateClosedDuringSetupTest {
             throws Exception {
         occupyMemory();
         SingleInputGate gate = channels.unreservedGate(8, 3, 4);
-        BackgroundTask setup = BackgroundTask.start("gate-setup", gate::setup);
+        BackgroundTask<Void> setup = BackgroundTask.start("gate-setup", gate::setup);
         Await.blocked(setup.thread());
 
-        BackgroundTask close = BackgroundTask.start("gate-close", gate::close);
-        close.done().get(NO_HANG_SECONDS, TimeUnit.SECONDS);
+        BackgroundTask<Void> close = BackgroundTask.start("gate-close", gate::close);
+        close.result().get(NO_HANG_SECONDS, TimeUnit.SECONDS);
         Throwable failure = awaitFailure(setup);
 
         ShuffleException closed = assertInstanceOf(ShuffleException.class, failure);
@@ -85,13 +86,8 @@ class GateClosedDuringSetupTest {
         }
     }
 
-    private static Throwable awaitFailure(BackgroundTask task) throws Exception {
-        try {
-            task.done().get(NO_HANG_SECONDS, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            return e.getCause();
-        }
-        throw new AssertionError(task.thread().getName() + " returned normally");
+    private static Throwable awaitFailure(BackgroundTask<?> task) throws Exception {
+        return task.awaitFailure(Duration.ofSeconds(NO_HANG_SECONDS));
     }
 
     @Test

@@ -7,8 +7,6 @@ import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.testing.MemoryAssertions;
-import io.sluice.netty.transport.ConnectionId;
-import io.sluice.netty.transport.PartitionRequestClientFactory;
 import io.sluice.netty.transport.TransportMetrics;
 
 import java.io.IOException;
@@ -19,7 +17,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * Builds gates of {@link RemoteInputChannel}s over a test's global pool, reserving their memory the way
@@ -42,7 +39,7 @@ public final class RemoteChannels implements AutoCloseable {
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 1), 0, PRODUCER);
 
     /** For channels that must never connect: fails the test's request loudly. */
-    public static final Supplier<PartitionRequestClientFactory> NO_TRANSPORT = () -> {
+    public static final ProducerConnections NO_TRANSPORT = connectionId -> {
         throw new IllegalStateException("this test has no transport: the channel must not request its partition");
     };
 
@@ -52,7 +49,7 @@ public final class RemoteChannels implements AutoCloseable {
     private final List<SingleInputGate> gates = new ArrayList<>();
     private final Map<SingleInputGate, LocalBufferPool> floatingPools = new IdentityHashMap<>();
 
-    private Supplier<PartitionRequestClientFactory> clients = NO_TRANSPORT;
+    private ProducerConnections clients = NO_TRANSPORT;
     private ConnectionId connection = NOWHERE;
     private Duration initialBackoff = Duration.ofMillis(1);
     private Duration maxBackoff = Duration.ofMillis(4);
@@ -73,10 +70,9 @@ public final class RemoteChannels implements AutoCloseable {
     }
 
     /** Channels made from now on connect through {@code clientFactory} to {@code connectionId}. */
-    public RemoteChannels connectingTo(ConnectionId connectionId,
-                                       Supplier<PartitionRequestClientFactory> clientFactory) {
+    public RemoteChannels connectingTo(ConnectionId connectionId, ProducerConnections connections) {
         this.connection = connectionId;
-        this.clients = clientFactory;
+        this.clients = connections;
         return this;
     }
 
@@ -111,7 +107,7 @@ public final class RemoteChannels implements AutoCloseable {
         LocalBufferPool floatingPool = floating > 0 ? globalPool.createBufferPool(floating, floating) : null;
         for (int i = 0; i < partitions.length; i++) {
             RemoteInputChannel channel = new RemoteInputChannel(gate, i, partitions[i], 0, connection, clients, timer,
-                    globalPool, metrics, exclusive, new PartitionRequestBackoff(initialBackoff, maxBackoff));
+                    globalPool, metrics::onBufferReceived, exclusive, new PartitionRequestBackoff(initialBackoff, maxBackoff));
             channel.assignBuffers(segments.subList(i * exclusive, (i + 1) * exclusive), floatingPool);
             gate.setChannel(channel);
         }
@@ -131,7 +127,7 @@ public final class RemoteChannels implements AutoCloseable {
         List<RemoteInputChannel> remote = new ArrayList<>();
         for (int i = 0; i < channels; i++) {
             RemoteInputChannel channel = new RemoteInputChannel(gate, i, ResultPartitionId.random(), 0, connection,
-                    clients, timer, globalPool, metrics, exclusive, new PartitionRequestBackoff(initialBackoff,
+                    clients, timer, globalPool, metrics::onBufferReceived, exclusive, new PartitionRequestBackoff(initialBackoff,
                     maxBackoff));
             gate.setChannel(channel);
             remote.add(channel);

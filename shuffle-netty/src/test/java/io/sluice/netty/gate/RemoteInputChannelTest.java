@@ -15,7 +15,6 @@ import io.sluice.buffers.BufferRecycler;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
-import io.sluice.netty.transport.DataType;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -67,7 +66,7 @@ class RemoteInputChannelTest {
 
         receive(channel, 0, 0, "first");
         Buffer outOfOrder = filled(channel.requestBuffer(), "third");
-        channel.onBuffer(outOfOrder, 2, 0, DataType.DATA_BUFFER);
+        channel.onBuffer(outOfOrder, 2, 0, false);
 
         assertTrue(outOfOrder.isRecycled(), "the out-of-order buffer is dropped at once");
         assertEquals(1, channel.availableBuffers(), "the dropped exclusive buffer is back with its channel");
@@ -90,7 +89,7 @@ class RemoteInputChannelTest {
                 start.await();
                 int delivered = 0;
                 for (Buffer buffer = channel.requestBuffer(); buffer != null; buffer = channel.requestBuffer()) {
-                    channel.onBuffer(filled(buffer, "x"), delivered++, 0, DataType.DATA_BUFFER);
+                    channel.onBuffer(filled(buffer, "x"), delivered++, 0, false);
                 }
                 return delivered;
             });
@@ -137,7 +136,7 @@ class RemoteInputChannelTest {
         for (int i = 0; i <= limit; i++) {
             Buffer event = io.sluice.netty.event.EventSerializer.userEvent(java.nio.ByteBuffer.allocate(4));
             events.add(event);
-            channel.onBuffer(event, i, 0, (i & 1) == 0 ? DataType.EVENT_BUFFER : DataType.PRIORITY_EVENT_BUFFER);
+            channel.onBuffer(event, i, 0, (i & 1) != 0);
         }
 
         ShuffleException error = assertThrows(ShuffleException.class, () -> RemoteChannels.nextBuffer(channel));
@@ -352,7 +351,7 @@ class RemoteInputChannelTest {
                     Buffer buffer = channel.requestBuffer();
                     if (buffer != null) {
                         channel.onBuffer(filled(buffer, "r"), sequenceNumber++, random.nextInt(10),
-                                DataType.DATA_BUFFER);
+                                false);
                     } else {
                         channel.onSenderBacklog(random.nextInt(10));
                     }
@@ -389,7 +388,7 @@ class RemoteInputChannelTest {
         receive(channel, 1, 0, "b1");
         byte[] event = "priority".getBytes(StandardCharsets.UTF_8);
         channel.onBuffer(new Buffer(MemorySegment.wrap(event), BufferRecycler.DISCARD, false, event.length), 2, 0,
-                DataType.PRIORITY_EVENT_BUFFER);
+                true);
         receive(channel, 3, 0, "b3");
         receive(channel, 4, 0, "b4");
 
@@ -434,7 +433,7 @@ class RemoteInputChannelTest {
         Buffer decodedBeforeRelease = filled(channel.requestBuffer(), "late");
 
         RemoteChannels.release(channel);
-        channel.onBuffer(decodedBeforeRelease, 0, 5, DataType.DATA_BUFFER);
+        channel.onBuffer(decodedBeforeRelease, 0, 5, false);
 
         assertNull(channel.requestBuffer(), "no buffer for the decoder after release");
         assertTrue(decodedBeforeRelease.isRecycled());
@@ -452,7 +451,7 @@ class RemoteInputChannelTest {
     private static void receive(RemoteInputChannel channel, int sequenceNumber, int backlog, String payload) {
         Buffer buffer = channel.requestBuffer();
         assertNotNull(buffer, "the channel has a buffer for sequence number " + sequenceNumber);
-        channel.onBuffer(filled(buffer, payload), sequenceNumber, backlog, DataType.DATA_BUFFER);
+        channel.onBuffer(filled(buffer, payload), sequenceNumber, backlog, false);
     }
 
     private static Buffer filled(Buffer buffer, String payload) {

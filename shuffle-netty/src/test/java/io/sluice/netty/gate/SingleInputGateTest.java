@@ -17,8 +17,8 @@ import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleException;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.partition.ResultSubpartitionView;
-import io.sluice.netty.testing.Await;
-import io.sluice.netty.testing.BackgroundTask;
+import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.RecordingAvailabilityListener;
 import io.sluice.netty.testing.TestRecords;
@@ -29,7 +29,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -69,8 +68,8 @@ class SingleInputGateTest {
     }
 
     /** A consumer thread waiting in {@code getNext()} on a gate with nothing to read. */
-    private static BackgroundTask blockedInGetNext(SingleInputGate gate) {
-        BackgroundTask consumer = BackgroundTask.start("blocked-consumer", gate::getNext);
+    private static BackgroundTask<?> blockedInGetNext(SingleInputGate gate) {
+        BackgroundTask<?> consumer = BackgroundTask.start("blocked-consumer", gate::getNext);
         Await.blocked(consumer.thread());
         return consumer;
     }
@@ -217,13 +216,13 @@ class SingleInputGateTest {
     @Test
     void close_wakesAConsumerBlockedInGetNext_withIllegalStateException() throws Exception {
         SingleInputGate gate = setUpGate(0, fixture.setUpPartition(1));
-        BackgroundTask consumer = blockedInGetNext(gate);
+        BackgroundTask<?> consumer = blockedInGetNext(gate);
 
         gate.close();
 
-        ExecutionException woken = assertThrows(ExecutionException.class, consumer::awaitDone);
-        assertTrue(woken.getCause() instanceof IllegalStateException, String.valueOf(woken.getCause()));
-        assertTrue(woken.getCause().getMessage().contains("closed"), woken.getCause().getMessage());
+        Throwable woken = consumer.awaitFailure();
+        assertTrue(woken instanceof IllegalStateException, String.valueOf(woken));
+        assertTrue(woken.getMessage().contains("closed"), woken.getMessage());
     }
 
     // SIG-9
@@ -449,11 +448,11 @@ class SingleInputGateTest {
     @Test
     void consumerInterruptedInGetNext_getsInterruptedException() throws Exception {
         SingleInputGate gate = setUpGate(0, fixture.setUpPartition(1));
-        BackgroundTask consumer = blockedInGetNext(gate);
+        BackgroundTask<?> consumer = blockedInGetNext(gate);
 
         consumer.thread().interrupt();
 
-        ExecutionException interrupted = assertThrows(ExecutionException.class, consumer::awaitDone);
-        assertTrue(interrupted.getCause() instanceof InterruptedException, String.valueOf(interrupted.getCause()));
+        Throwable interrupted = consumer.awaitFailure();
+        assertTrue(interrupted instanceof InterruptedException, String.valueOf(interrupted));
     }
 }

@@ -11,8 +11,8 @@ import io.sluice.api.InsufficientBuffersException;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ShuffleException;
-import io.sluice.netty.testing.Await;
-import io.sluice.netty.testing.BackgroundTask;
+import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.testing.MemoryAssertions;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.RecordingAvailabilityListener;
@@ -211,7 +211,7 @@ class ResultPartitionTest {
         ByteBuffer record = TestRecords.record(0, 0, ONE_BUFFER_RECORD);
         for (int round = 0; round < 2000; round++) {
             ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(3, 3).setUp();
-            BackgroundTask producer = BackgroundTask.start("racing-producer", () -> {
+            BackgroundTask<Void> producer = BackgroundTask.start("racing-producer", () -> {
                 try {
                     for (int i = 0; ; i++) {
                         partition.emitRecord(record, i & 1);
@@ -223,7 +223,7 @@ class ResultPartitionTest {
             Thread.onSpinWait();
             partition.close();
             int finalRound = round;
-            producer.awaitDone(); // any other exception fails here
+            producer.await(); // any other exception fails here
             assertTrue(partition.isReleased(), "round " + finalRound);
         }
         fixture.close();
@@ -333,13 +333,13 @@ class ResultPartitionTest {
         CompletableFuture<?> available = partition.availableFuture();
         assertFalse(available.isDone(), "both buffers are queued");
 
-        BackgroundTask third = emitThirdFullRecord(partition);
-        assertFalse(third.done().isDone(), "the producer waits for a buffer");
+        BackgroundTask<Void> third = emitThirdFullRecord(partition);
+        assertFalse(third.isDone(), "the producer waits for a buffer");
 
         BufferAndBacklog read = view.getNextBuffer();
         read.buffer().recycleBuffer();
 
-        third.awaitDone();
+        third.await();
         assertTrue(available.isDone(), "the recycled buffer completes the availability future");
         assertTrue(partition.backpressuredNanos() > 0, "blocked time is recorded");
         partition.finish();
@@ -354,20 +354,19 @@ class ResultPartitionTest {
         ResultPartition partition = fixture.newPartition().subpartitions(1).buffers(2, 2).setUp();
         partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
         partition.emitRecord(TestRecords.record(0, 1, ONE_BUFFER_RECORD), 0);
-        BackgroundTask third = emitThirdFullRecord(partition);
+        BackgroundTask<Void> third = emitThirdFullRecord(partition);
 
         partition.release(new IOException("cancelled"));
 
-        java.util.concurrent.ExecutionException error = assertThrows(java.util.concurrent.ExecutionException.class,
-                third::awaitDone);
-        assertTrue(error.getCause() instanceof ShuffleException, String.valueOf(error.getCause()));
-        assertTrue(error.getCause().getMessage().contains("cancelled"), error.getCause().getMessage());
+        Throwable error = third.awaitFailure();
+        assertTrue(error instanceof ShuffleException, String.valueOf(error));
+        assertTrue(error.getMessage().contains("cancelled"), error.getMessage());
         MemoryAssertions.assertAllSegmentsReturned(fixture.globalPool());
     }
 
     /** Emits a third one-buffer record into a full pool of two on another thread, and waits until it blocks. */
-    private static BackgroundTask emitThirdFullRecord(ResultPartition partition) {
-        BackgroundTask producer = BackgroundTask.start("blocked-producer",
+    private static BackgroundTask<Void> emitThirdFullRecord(ResultPartition partition) {
+        BackgroundTask<Void> producer = BackgroundTask.start("blocked-producer",
                 () -> partition.emitRecord(TestRecords.record(0, 2, ONE_BUFFER_RECORD), 0));
         Await.blocked(producer.thread());
         return producer;

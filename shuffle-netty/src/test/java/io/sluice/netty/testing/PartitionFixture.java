@@ -1,5 +1,6 @@
 package io.sluice.netty.testing;
 
+import io.sluice.testing.Await;
 import io.sluice.api.InsufficientBuffersException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.buffers.LocalBufferPool;
@@ -108,7 +109,7 @@ public final class PartitionFixture implements AutoCloseable {
             partition.release(null);
         }
         scheduler.shutdownNow();
-        scheduler.awaitTermination(Await.LIMIT_SECONDS, TimeUnit.SECONDS);
+        scheduler.awaitTermination(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS);
         MemoryAssertions.assertAllSegmentsReturned(globalPool);
         globalPool.destroy();
     }

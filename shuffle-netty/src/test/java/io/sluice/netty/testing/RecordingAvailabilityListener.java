@@ -1,5 +1,6 @@
 package io.sluice.netty.testing;
 
+import io.sluice.testing.Await;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.sluice.netty.partition.BufferAvailabilityListener;
@@ -48,11 +49,11 @@ public final class RecordingAvailabilityListener implements BufferAvailabilityLi
      * draining the view, so that a notification racing with the drain is not lost.
      */
     public synchronized void awaitMoreThan(int seen) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Await.LIMIT_SECONDS);
+        long deadline = System.nanoTime() + Await.EVENTUALLY.toNanos();
         while (dataNotifications + priorityNotifications <= seen) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                fail("no notification after " + seen + " within " + Await.LIMIT_SECONDS + " s");
+                fail("no notification after " + seen + " within " + Await.EVENTUALLY.toSeconds() + " s");
             }
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }

@@ -2,7 +2,7 @@ package io.sluice.netty.transport;
 
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
-import io.sluice.netty.testing.Await;
+import io.sluice.testing.Await;
 
 import java.io.IOException;
 import java.util.Optional;
@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Reads a gate whose data arrives from another thread (an event loop), waiting on the gate's availability future
- * instead of polling; fails (never hangs) after {@link Await#LIMIT_SECONDS}.
+ * instead of polling; fails (never hangs) after {@link Await#EVENTUALLY}.
  *
  * <p>Stateless; call from the gate's consumer thread.
  */
@@ -24,15 +24,15 @@ final class AwaitGate {
 
     /** The gate's next element; the caller recycles it. */
     static BufferOrEvent next(InputGate gate) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Await.LIMIT_SECONDS);
+        long deadline = System.nanoTime() + Await.EVENTUALLY.toNanos();
         while (System.nanoTime() - deadline < 0) {
             Optional<BufferOrEvent> next = gate.pollNext();
             if (next.isPresent()) {
                 return next.get();
             }
-            gate.availableFuture().get(Await.LIMIT_SECONDS, TimeUnit.SECONDS);
+            gate.availableFuture().get(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS);
         }
-        return fail("nothing arrived within " + Await.LIMIT_SECONDS + " s");
+        return fail("nothing arrived within " + Await.EVENTUALLY.toSeconds() + " s");
     }
 
     /** The failure of type {@code type} the gate reports next; fails if it hands out an element instead. */

@@ -6,7 +6,8 @@ import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.gate.RemoteInputChannel;
 import io.sluice.netty.gate.SingleInputGate;
 import io.sluice.netty.partition.ResultPartitionManager;
-import io.sluice.netty.testing.Await;
+import io.sluice.netty.gate.ConnectionId;
+import io.sluice.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -66,7 +67,7 @@ class ConnectionManagerTest {
         ConnectionManager producer = managers.start(RemoteChannels.PRODUCER.value(), new ResultPartitionManager());
         ConnectionManager consumer = managers.start("consumer");
         channels.connectingTo(new ConnectionId(producer.dataAddress(), 0, RemoteChannels.PRODUCER),
-                        consumer::clientFactory)
+                        consumer)
                 .backoff(Duration.ofSeconds(5), Duration.ofSeconds(10));
         SingleInputGate gate = channels.gate(3, 1, 0);
         for (int i = 0; i < 3; i++) {

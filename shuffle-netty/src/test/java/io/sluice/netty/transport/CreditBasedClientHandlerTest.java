@@ -321,14 +321,14 @@ class CreditBasedClientHandlerTest {
         TransportException first = new TransportException("first failure", null);
         TransportException second = new TransportException("second failure", null);
         RemoteInputChannel held = RemoteChannels.channel(gate, 2);
-        io.sluice.netty.testing.BackgroundTask firstFailure;
+        io.sluice.testing.BackgroundTask<Void> firstFailure;
         synchronized (held) {
-            firstFailure = io.sluice.netty.testing.BackgroundTask.start("first-failure",
+            firstFailure = io.sluice.testing.BackgroundTask.start("first-failure",
                     () -> handler.failAllChannels(first));
-            io.sluice.netty.testing.Await.blocked(firstFailure.thread());
+            io.sluice.testing.Await.blocked(firstFailure.thread());
             handler.failAllChannels(second);
         }
-        firstFailure.awaitDone();
+        firstFailure.await();
         handler.addInputChannel(RemoteChannels.channel(gate, 4));
 
         for (int i = 0; i < 5; i++) {

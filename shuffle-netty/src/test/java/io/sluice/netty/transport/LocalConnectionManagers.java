@@ -4,7 +4,7 @@ import io.sluice.api.ResourceId;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.netty.EnvironmentConfig;
+import io.sluice.netty.config.EnvironmentConfig;
 import io.sluice.netty.partition.ResultPartitionManager;
 
 import java.io.IOException;

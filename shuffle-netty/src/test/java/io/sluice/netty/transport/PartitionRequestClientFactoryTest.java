@@ -5,7 +5,8 @@ import io.sluice.api.TransportException;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.gate.RemoteInputChannel;
 import io.sluice.netty.gate.SingleInputGate;
-import io.sluice.netty.testing.Await;
+import io.sluice.netty.gate.ConnectionId;
+import io.sluice.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -99,7 +100,7 @@ class PartitionRequestClientFactoryTest {
         }
         Map<PartitionRequestClient, Boolean> distinct = new IdentityHashMap<>();
         for (Future<PartitionRequestClient> request : requests) {
-            distinct.put(request.get(Await.LIMIT_SECONDS, TimeUnit.SECONDS), true);
+            distinct.put(request.get(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS), true);
         }
 
         assertEquals(1, distinct.size(), "one client for every caller");
@@ -169,7 +170,7 @@ class PartitionRequestClientFactoryTest {
     @Test
     void channelWhoseConnectFails_reportsTransportException_namingItsPartitionAndTheProducer() throws Exception {
         ConnectionId nowhere = new ConnectionId(ScriptedServer.freeAddress(), 0, RemoteChannels.PRODUCER);
-        channels.connectingTo(nowhere, consumer::clientFactory);
+        channels.connectingTo(nowhere, consumer);
         SingleInputGate gate = channels.gate(1, 1, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
 

@@ -9,7 +9,7 @@ import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.gate.RemoteInputChannel;
 import io.sluice.netty.gate.SingleInputGate;
-import io.sluice.netty.testing.Await;
+import io.sluice.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,7 +36,7 @@ class PartitionRequestClientTest {
     private final ConnectionManager consumer = managers.start("consumer");
     private final ScriptedServer server = new ScriptedServer();
     private final RemoteChannels channels = new RemoteChannels(64, 4096)
-            .connectingTo(server.connectionId(0), consumer::clientFactory)
+            .connectingTo(server.connectionId(0), consumer)
             .backoff(Duration.ofMillis(1), Duration.ofMillis(4));
     private final CountingRecycler senderBuffers = new CountingRecycler();
 

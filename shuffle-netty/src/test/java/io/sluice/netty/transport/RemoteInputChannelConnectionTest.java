@@ -8,9 +8,10 @@ import io.sluice.api.TransportException;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.gate.SingleInputGate;
 import io.sluice.netty.partition.ResultPartition;
-import io.sluice.netty.testing.Await;
+import io.sluice.testing.Await;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
+import io.sluice.netty.gate.ConnectionId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,7 +51,7 @@ class RemoteInputChannelConnectionTest {
     private final ConnectionManager consumer = managers.start("consumer");
     private final RemoteChannels channels = new RemoteChannels(CONSUMER_SEGMENTS, 4096)
             .connectingTo(new ConnectionId(producer.dataAddress(), 0, RemoteChannels.PRODUCER),
-                    consumer::clientFactory);
+                    consumer);
 
     @AfterEach
     void closeAndCheckForLeaks() throws Exception {
@@ -92,7 +93,7 @@ class RemoteInputChannelConnectionTest {
         for (int i = 0; i < records.size(); i++) {
             assertArrayEquals(records.get(i), received.get(i), "record " + i);
         }
-        producing.get(Await.LIMIT_SECONDS, TimeUnit.SECONDS);
+        producing.get(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS);
         Await.until(partition::isReleased, "the producer side let go of the partition read to its end");
     }
 
@@ -185,7 +186,7 @@ class RemoteInputChannelConnectionTest {
             Optional<BufferOrEvent> next = gate.pollNext();
             if (next.isEmpty()) {
                 if (!gate.isFinished()) {
-                    gate.availableFuture().get(Await.LIMIT_SECONDS, TimeUnit.SECONDS);
+                    gate.availableFuture().get(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS);
                 }
                 continue;
             }

@@ -10,7 +10,8 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
 import io.sluice.netty.gate.RemoteChannels;
-import io.sluice.netty.testing.Await;
+import io.sluice.netty.gate.ConnectionId;
+import io.sluice.testing.Await;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -82,17 +83,17 @@ final class ScriptedServer implements AutoCloseable {
         return connections.get();
     }
 
-    /** The next connection accepted (in order); fails after {@link Await#LIMIT_SECONDS}. */
+    /** The next connection accepted (in order); fails after {@link Await#EVENTUALLY}. */
     Channel nextConnection() throws InterruptedException {
-        Channel channel = accepted.poll(Await.LIMIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(channel, "no connection within " + Await.LIMIT_SECONDS + " s");
+        Channel channel = accepted.poll(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS);
+        assertNotNull(channel, "no connection within " + Await.EVENTUALLY.toSeconds() + " s");
         return channel;
     }
 
-    /** The next message a client sent, which must be a {@code type}; fails after {@link Await#LIMIT_SECONDS}. */
+    /** The next message a client sent, which must be a {@code type}; fails after {@link Await#EVENTUALLY}. */
     <T extends NettyMessage> T next(Class<T> type) throws InterruptedException {
-        NettyMessage message = received.poll(Await.LIMIT_SECONDS, TimeUnit.SECONDS);
-        assertNotNull(message, "no " + type.getSimpleName() + " within " + Await.LIMIT_SECONDS + " s");
+        NettyMessage message = received.poll(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS);
+        assertNotNull(message, "no " + type.getSimpleName() + " within " + Await.EVENTUALLY.toSeconds() + " s");
         return assertInstanceOf(type, message);
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.tests.support;
 
+import io.sluice.testing.BackgroundTask;
 import io.sluice.api.InputGate;
 import io.sluice.api.InputGateDeploymentDescriptor;
 import io.sluice.api.PartitionDescriptor;

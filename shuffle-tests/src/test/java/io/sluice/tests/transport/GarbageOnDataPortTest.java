@@ -4,8 +4,8 @@ import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
-import io.sluice.tests.support.Await;
-import io.sluice.tests.support.BackgroundTask;
+import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.tests.support.MemoryConfig;
 
 import io.sluice.tests.support.RecordFormat;

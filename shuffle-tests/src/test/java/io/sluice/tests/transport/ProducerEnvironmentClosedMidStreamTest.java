@@ -4,8 +4,8 @@ import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleException;
-import io.sluice.tests.support.Await;
-import io.sluice.tests.support.BackgroundTask;
+import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.tests.support.EveryTcpTransport;
 import io.sluice.tests.support.MemoryConfig;
 

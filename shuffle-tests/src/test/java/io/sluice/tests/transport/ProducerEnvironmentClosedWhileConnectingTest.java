@@ -6,7 +6,7 @@ import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.tests.support.BackgroundTask;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;

@@ -15,9 +15,9 @@ import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
-import io.sluice.tests.support.Await;
+import io.sluice.testing.Await;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.netty.testing.NettyLeakCheck;
+import io.sluice.testing.NettyLeaks;
 import io.sluice.tests.support.RecordFormat;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -98,7 +98,7 @@ public final class ProducerProcess {
     }
 
     public static void main(String[] args) {
-        NettyLeakCheck.install();
+        NettyLeaks.install();
         endWhenStdinEnds();
         try {
             System.exit(run(Transport.valueOf(args[0]), args[1]));
@@ -155,7 +155,7 @@ public final class ProducerProcess {
         environment.close();
         ShuffleMetrics metrics = environment.metrics();
         say("SEGMENTS", metrics.availableSegments() + " " + metrics.totalSegments());
-        List<String> leaks = NettyLeakCheck.collectLeaks();
+        List<String> leaks = NettyLeaks.collectLeaks();
         say("LEAKS", String.valueOf(leaks.size()));
         leaks.forEach(System.err::println);
         return metrics.availableSegments() == metrics.totalSegments() && leaks.isEmpty() ? 0 : EXIT_LEAK;

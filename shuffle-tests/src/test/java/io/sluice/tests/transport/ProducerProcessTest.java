@@ -1,8 +1,8 @@
 package io.sluice.tests.transport;
 
 import io.sluice.api.RecordReader;
-import io.sluice.tests.support.Await;
-import io.sluice.tests.support.BackgroundTask;
+import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.tests.support.EveryTcpTransport;
 
 import io.sluice.tests.support.RecordVerifier;

@@ -1,13 +1,10 @@
-package io.sluice.netty.testing;
+package io.sluice.testing;
 
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.AfterEachCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.lang.ref.PhantomReference;
 import java.lang.ref.Reference;
@@ -19,23 +16,22 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
 
 /**
- * Fails a test in which Netty's leak detector reported a leaked resource (a {@code ByteBuf} that was garbage
- * collected without being released), so that a leak fails the build instead of being one "LEAK:" line in a log.
- * It is registered for every test class of shuffle-netty and shuffle-tests through JUnit's extension
- * autodetection ({@code META-INF/services/org.junit.jupiter.api.extension.Extension} in their test resources;
- * the root pom enables autodetection), and the build runs the tests with
- * {@code -Dio.netty.leakDetection.level=paranoid}, so every buffer is tracked.
+ * Netty's leak reports, recorded instead of only logged: {@link #install()} puts a listener on the detector of
+ * {@code ByteBuf}s and, through a {@link ResourceLeakDetectorFactory}, on every detector Netty creates later;
+ * {@link #collectLeaks()} makes Netty report what was garbage collected unreleased and returns the reports. Used by
+ * the JUnit extension {@link NettyLeakCheck} and by processes without JUnit (a test's child process, the bench's
+ * {@code chaos} command). It needs no JUnit, so such a process needs none on its class path.
  *
  * <p>How: Netty reports a leak when it allocates a tracked resource after the leaked one was collected, and then
- * tells the detector's {@link ResourceLeakDetector.LeakListener}. {@link #install()} puts a listener on the
- * detector of {@code ByteBuf}s and, through a {@link ResourceLeakDetectorFactory}, on every detector Netty creates
- * later. After each test, {@link #collectLeaks()} forces a garbage collection, waits until the collector has
- * processed its references, and allocates one tracked buffer, which makes Netty report what was collected; the test
- * then fails with every report (Netty's "LEAK:" records: where the buffer was created and last touched).
+ * tells the detector's {@link ResourceLeakDetector.LeakListener}. {@link #collectLeaks()} forces a garbage
+ * collection, waits until the collector has processed its references, and allocates one tracked buffer, which makes
+ * Netty report what was collected (Netty's "LEAK:" records: where the buffer was created and last touched). Which
+ * buffers are tracked is Netty's level: the tests run with {@code -Dio.netty.leakDetection.level=paranoid}, a process
+ * without that flag calls {@link #installParanoid()}.
  *
  * <p>Any thread; the leaks found are kept in one synchronized list.
  */
-public final class NettyLeakCheck implements AfterEachCallback, AfterAllCallback {
+public final class NettyLeaks {
 
     /** How long to wait for the collector to process the references of one forced collection; a hang guard. */
     private static final Duration GC_TIMEOUT = Duration.ofSeconds(10);
@@ -48,12 +44,11 @@ public final class NettyLeakCheck implements AfterEachCallback, AfterAllCallback
     private static final int GC_ROUNDS = 2;
 
     private static final List<String> LEAKS = new ArrayList<>(); // guarded by LEAKS
-    private static final ResourceLeakDetector.LeakListener RECORDER = NettyLeakCheck::record;
-    private static boolean installed; // guarded by NettyLeakCheck.class
+    private static final ResourceLeakDetector.LeakListener RECORDER = NettyLeaks::record;
+    private static boolean installed; // guarded by NettyLeaks.class
     private static final AtomicInteger LOCAL_TRANSPORT_CLOSE_RACES = new AtomicInteger();
 
-    static {
-        install();
+    private NettyLeaks() {
     }
 
     /**
@@ -94,23 +89,13 @@ public final class NettyLeakCheck implements AfterEachCallback, AfterAllCallback
         }
     }
 
-    @Override
-    public void afterEach(ExtensionContext context) {
-        failOnLeaks("test " + context.getDisplayName());
-    }
-
-    @Override
-    public void afterAll(ExtensionContext context) {
-        // A buffer that became unreachable only when the last test's environments stopped.
-        failOnLeaks("the tests of " + context.getDisplayName());
-    }
-
-    private static void failOnLeaks(String where) {
-        List<String> leaks = collectLeaks();
-        if (!leaks.isEmpty()) {
-            throw new AssertionError("Netty reported " + leaks.size() + " leaked resource(s) during " + where
-                    + " (released never, garbage collected):\n" + String.join("\n", leaks));
-        }
+    /**
+     * {@link #install()} with every buffer tracked from now on (Netty's paranoid level), for a process whose command
+     * line does not set {@code -Dio.netty.leakDetection.level}. Call it before anything allocates a Netty buffer.
+     */
+    public static void installParanoid() {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        install();
     }
 
     private static void record(String resourceType, String records) {

@@ -1,4 +1,4 @@
-package io.sluice.netty.testing;
+package io.sluice.testing;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /** The one leak signature the leak check lets pass is exactly Netty's local-transport close race, nothing else. */
-class NettyLeakCheckTest {
+class NettyLeaksTest {
 
     private static final String HANDED_TO_CLOSING_LOCAL_PEER = "\nRecent access records: \n#1:\n"
             + "\tio.netty.util.ReferenceCountUtil.release(ReferenceCountUtil.java:90)\n"
@@ -20,13 +20,13 @@ class NettyLeakCheckTest {
 
     @Test
     void frameWhoseLastAccessIsTheLocalHandOver_isTheKnownNettyRace() {
-        assertTrue(NettyLeakCheck.isLocalTransportCloseRace(HANDED_TO_CLOSING_LOCAL_PEER));
+        assertTrue(NettyLeaks.isLocalTransportCloseRace(HANDED_TO_CLOSING_LOCAL_PEER));
     }
 
     @Test
     void frameTouchedAfterTheHandOver_orWithoutRecords_isALeak() {
-        assertFalse(NettyLeakCheck.isLocalTransportCloseRace(READ_BY_OUR_DECODER_THEN_DROPPED));
-        assertFalse(NettyLeakCheck.isLocalTransportCloseRace(""));
-        assertFalse(NettyLeakCheck.isLocalTransportCloseRace("\nRecent access records: \n#1:\n\tio.sluice.X.y(X.java:1)\n"));
+        assertFalse(NettyLeaks.isLocalTransportCloseRace(READ_BY_OUR_DECODER_THEN_DROPPED));
+        assertFalse(NettyLeaks.isLocalTransportCloseRace(""));
+        assertFalse(NettyLeaks.isLocalTransportCloseRace("\nRecent access records: \n#1:\n\tio.sluice.X.y(X.java:1)\n"));
     }
 }

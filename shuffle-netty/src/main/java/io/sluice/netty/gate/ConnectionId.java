@@ -1,4 +1,4 @@
-package io.sluice.netty.transport;
+package io.sluice.netty.gate;
 
 import io.sluice.api.ResourceId;
 

@@ -1,4 +1,4 @@
-package io.sluice.netty;
+package io.sluice.netty.config;
 
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleConfigValidator;

@@ -1,4 +1,4 @@
-package io.sluice.tests.support;
+package io.sluice.testing;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -8,9 +8,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A producer or consumer of a test, running on its own thread: the test waits for its result or failure, or for it
- * to block at a known place. Created by {@link ShuffleFixture#fork}, which stops it when the test ends.
- * The body runs on the task's thread; the other methods are called from the test's thread.
+ * A test's work on a thread of its own (a producer that should block, a consumer that should wake): the test waits
+ * for its result or failure, or for it to block at a known place, instead of waiting for time to pass. The thread is
+ * a daemon, so a task that hangs cannot keep the test JVM alive; a fixture that owns tasks {@link #stop}s them when
+ * the test ends. The body runs on the task's thread; the other methods are called from the test's thread.
  *
  * @param <T> what the body returns
  */
@@ -26,15 +27,34 @@ public final class BackgroundTask<T> {
         this.thread.setDaemon(true);
     }
 
+    /** A body that returns nothing. */
+    @FunctionalInterface
+    public interface Body {
+        /** Runs on the task's thread; what it throws is kept for {@link #await}. */
+        void run() throws Exception;
+    }
+
     /**
      * @param name the thread's name, also used in failure messages
      * @param body what the thread does; its result or exception is kept for {@link #await}
      * @return the started task
      */
-    static <T> BackgroundTask<T> start(String name, Callable<T> body) {
+    public static <T> BackgroundTask<T> start(String name, Callable<T> body) {
         BackgroundTask<T> task = new BackgroundTask<>(name, body);
         task.thread.start();
         return task;
+    }
+
+    /**
+     * @param name the thread's name, also used in failure messages
+     * @param body what the thread does; its exception is kept for {@link #await}
+     * @return the started task, whose result is {@code null}
+     */
+    public static BackgroundTask<Void> start(String name, Body body) {
+        return start(name, () -> {
+            body.run();
+            return null;
+        });
     }
 
     private void run(Callable<T> body) {
@@ -49,6 +69,26 @@ public final class BackgroundTask<T> {
     /** @return the thread's name */
     public String name() {
         return name;
+    }
+
+    /** @return the task's thread, for example to interrupt it */
+    public Thread thread() {
+        return thread;
+    }
+
+    /** @return completes with what the body returned, or exceptionally with what it threw */
+    public CompletableFuture<T> result() {
+        return result;
+    }
+
+    /**
+     * {@link #await(Duration)} for {@link Await#EVENTUALLY}.
+     *
+     * @return what the body returned
+     * @throws Exception what the body threw, unchanged
+     */
+    public T await() throws Exception {
+        return await(Await.EVENTUALLY);
     }
 
     /**
@@ -105,6 +145,15 @@ public final class BackgroundTask<T> {
     }
 
     /**
+     * {@link #awaitFailure(Duration)} for {@link Await#EVENTUALLY}.
+     *
+     * @return what the body threw
+     */
+    public Throwable awaitFailure() throws InterruptedException {
+        return awaitFailure(Await.EVENTUALLY);
+    }
+
+    /**
      * @param timeout how long the body may still take
      * @return what the body threw
      * @throws AssertionError when the body returned normally, or has not ended within {@code timeout}
@@ -158,17 +207,27 @@ public final class BackgroundTask<T> {
     }
 
     /**
+     * @return whether the thread is parked (waiting, with or without a timeout) or has ended; a thread only passing
+     *     a contended monitor does not count
+     */
+    public boolean isWaitingOrDone() {
+        Thread.State state = thread.getState();
+        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING
+                || state == Thread.State.TERMINATED;
+    }
+
+    /**
      * Waits for the thread to end; interrupts it if it does not within {@code timeout}.
      *
      * @return null when it ended, else a failure that names the task and shows where it was stuck
      */
-    AssertionError stop(Duration timeout) throws InterruptedException {
+    public AssertionError stop(Duration timeout) throws InterruptedException {
         thread.join(timeout.toMillis());
         if (!thread.isAlive()) {
             return null;
         }
         AssertionError stuck = new AssertionError(name + " was still running " + timeout.toMillis()
-                + " ms after its writers and gates were closed; it was at:" + stackTrace());
+                + " ms after it was asked to stop (its writers and gates closed); it was at:" + stackTrace());
         thread.interrupt();
         return stuck;
     }

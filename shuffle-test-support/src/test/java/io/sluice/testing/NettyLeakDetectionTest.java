@@ -1,9 +1,8 @@
-package io.sluice.tests.transport;
+package io.sluice.testing;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
-import io.sluice.netty.testing.NettyLeakCheck;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -14,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The leak check that every transport test runs under can fail: a Netty buffer dropped without release is reported.
  */
-class NettyLeakCheckTest {
+class NettyLeakDetectionTest {
 
     @Test
     void buildRunsTestsWithParanoidLeakDetection() {
@@ -24,16 +23,16 @@ class NettyLeakCheckTest {
 
     @Test
     void byteBufDroppedWithoutRelease_isReportedAsALeak_namingWhereItWasAllocated() {
-        assertTrue(NettyLeakCheck.collectLeaks().isEmpty(), "no leak before this test");
+        assertTrue(NettyLeaks.collectLeaks().isEmpty(), "no leak before this test");
 
         leakOneBuffer();
-        List<String> leaks = NettyLeakCheck.collectLeaks();
+        List<String> leaks = NettyLeaks.collectLeaks();
 
         // Reported once: collecting again finds nothing new, so the extension's own check after this test passes.
         assertEquals(1, leaks.size(), "leaks reported: " + leaks);
         assertTrue(leaks.get(0).startsWith("LEAK: ") && leaks.get(0).contains("leakOneBuffer"),
                 "the report names the method that allocated the buffer: " + leaks.get(0));
-        assertTrue(NettyLeakCheck.collectLeaks().isEmpty(), "nothing left to report after collecting");
+        assertTrue(NettyLeaks.collectLeaks().isEmpty(), "nothing left to report after collecting");
     }
 
     /** Allocates a tracked (direct) buffer and forgets it; nothing refers to it after this returns. */
