@@ -46,6 +46,10 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     private final Runnable creditTask = this::drainCreditNotifications;
     /** Channels whose credit waits for the channel to be writable. */
     private final ArrayDeque<RemoteInputChannel> channelsWithCredit = new ArrayDeque<>(); // event loop
+    /** Between a read's first channelRead and its channelReadComplete. Event loop. */
+    private boolean reading; // event loop
+    /** Credit queued during the current read, written and flushed once at its channelReadComplete. */
+    private boolean creditQueuedInRead; // event loop
 
     private volatile ChannelHandlerContext ctx;
     /**
@@ -89,6 +93,13 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
 
     /** A channel has credit to announce; many calls cause one event-loop task and one flush. Any thread. */
     void notifyCreditAvailable(RemoteInputChannel channel) {
+        ChannelHandlerContext current = ctx;
+        if (current != null && current.executor().inEventLoop() && reading) {
+            // Granted by the event loop itself while it reads (floating buffers for a backlog): one flush at the
+            // end of the read carries it, with every other credit of that read.
+            queueCreditInRead(channel);
+            return;
+        }
         creditNotifications.add(channel);
         ChannelHandlerContext context = ctx;
         if (context != null && creditTaskScheduled.compareAndSet(false, true)) {
@@ -146,6 +157,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        reading = true;
         if (msg instanceof BufferResponse response) {
             onBufferResponse(response);
         } else if (msg instanceof ErrorResponse error) {
@@ -171,11 +183,38 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
         if (buffer == null) {
             if (response.bufferSize() == 0) {
                 channel.onEmptyBuffer(response.sequenceNumber(), response.backlog());
+                pickUpDeferredCredit(channel);
             }
             // Otherwise the channel had no buffer for a data frame and was already failed by the allocator.
             return;
         }
         channel.onBuffer(buffer, response.sequenceNumber(), response.backlog(), response.dataType().isPriority());
+        pickUpDeferredCredit(channel);
+    }
+
+    /**
+     * Credit that recycling threads left to the event loop (RemoteInputChannel.DEFERRABLE_SENDER_CREDIT) goes out
+     * with this read: the buffer just received is what the event loop looks at anyway. Event loop.
+     */
+    private void pickUpDeferredCredit(RemoteInputChannel channel) {
+        if (channel.unannouncedCredit() > 0) {
+            queueCreditInRead(channel);
+        }
+    }
+
+    private void queueCreditInRead(RemoteInputChannel channel) {
+        channelsWithCredit.add(channel);
+        creditQueuedInRead = true;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        reading = false;
+        if (creditQueuedInRead) {
+            creditQueuedInRead = false;
+            writeCredits();
+        }
+        super.channelReadComplete(ctx);
     }
 
     private void onErrorResponse(ErrorResponse error) {
