@@ -51,7 +51,12 @@ public final class BufferTrace {
         /** The buffer's last reference was released: its segment went back to its owner. */
         RECYCLE,
         /** The client's event loop wrote a credit announcement for the channel. */
-        CREDIT
+        CREDIT,
+        /**
+         * The client's event loop took a credit notification from another thread (a wake-up for credit; credit it
+         * picks up while reading needs none). Not a hop of one buffer: counted per buffer by the table.
+         */
+        CREDIT_NOTIFY
     }
 
     private static final Hop[] HOPS = Hop.values();

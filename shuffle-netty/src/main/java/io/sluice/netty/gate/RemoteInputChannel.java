@@ -90,9 +90,10 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     /**
      * A thread that grants credit (recycling a buffer) leaves the announcement to the event loop while the producer
      * holds at least this much credit, counting the buffers on their way: the event loop announces it with the next
-     * buffer it receives, and nobody is woken for it.
+     * buffer it receives, and nobody is woken for it. One is enough for that buffer to come: either the producer can
+     * send one, or one is on its way.
      */
-    static final int DEFERRABLE_SENDER_CREDIT = 2;
+    static final int DEFERRABLE_SENDER_CREDIT = 1;
     /**
      * The credit the producer holds or has spent on buffers still on their way, as far as this channel knows: the
      * initial credit, plus what the event loop announced, minus the data buffers received. Set by the partition

@@ -111,6 +111,9 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
         creditTaskScheduled.set(false);
         RemoteInputChannel channel;
         while ((channel = creditNotifications.poll()) != null) {
+            if (BufferTrace.ENABLED) {
+                BufferTrace.record(BufferTrace.Hop.CREDIT_NOTIFY, channel.inputChannelId().hashCode(), -1, null);
+            }
             channelsWithCredit.add(channel);
         }
         writeCredits();

@@ -176,10 +176,10 @@ class CreditBasedClientHandlerTest {
         RemoteChannels.nextBuffer(channel).recycleBuffer();
     }
 
-    /** When the producer may run out (2 exclusive buffers, one received), a recycle announces its credit at once. */
+    /** When the producer has run out (1 exclusive buffer, received), a recycle announces its credit at once. */
     @Test
-    void recycleWhenTheProducerRunsLow_announcesAtOnce() throws Exception {
-        RemoteInputChannel channel = channelRequestedThroughTheClient(2);
+    void recycleWhenTheProducerRanOut_announcesAtOnce() throws Exception {
+        RemoteInputChannel channel = channelRequestedThroughTheClient(1);
         connection.receive(data(channel, 0, 0, 10));
 
         RemoteChannels.nextBuffer(channel).recycleBuffer();

@@ -42,6 +42,9 @@ public final class TraceLinker {
             switch (e.hop()) {
                 case COMMIT, SOCKET_DONE, TAKE, RECYCLE -> bySegment.computeIfAbsent(segmentKey(e.hop(), e.segment()),
                         k -> new ArrayList<>()).add(e);
+                case CREDIT_NOTIFY -> {
+                    // Counted per run by TraceTable, not linked to a buffer.
+                }
                 case NOTIFY, CREDIT -> byStream.computeIfAbsent(e.stream(), k -> new ArrayList<>()).add(e);
                 case CLIENT_READ -> clientReads.put(bufferKey(e), e);
                 case ENQUEUE -> enqueues.put(bufferKey(e), e);

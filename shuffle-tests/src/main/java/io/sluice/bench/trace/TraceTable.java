@@ -41,7 +41,9 @@ public final class TraceTable {
                 events.add(Event.parse(line));
             }
         }
-        print(TraceLinker.link(events), args.length > 1 ? args[1] : args[0], System.out);
+        String title = args.length > 1 ? args[1] : args[0];
+        print(TraceLinker.link(events), title, System.out);
+        printMessageCounts(events, System.out);
     }
 
     /** Writes the table of {@code journeys} to {@code out}. */
@@ -95,6 +97,35 @@ public final class TraceTable {
         double mean = Arrays.stream(handOffs).average().orElse(0);
         out.printf(Locale.ROOT, "%nThread hand-offs per buffer (network crossings included): mean %.2f, p50 %d,"
                 + " max %d%n", mean, percentile(handOffs, 0.5), percentile(handOffs, 1.0));
+    }
+
+    /** Event-loop wake-ups and credit messages per data buffer written, over the whole trace. */
+    public static void printMessageCounts(List<Event> events, PrintStream out) {
+        long writes = 0;
+        long notifies = 0;
+        long credits = 0;
+        long creditNotifies = 0;
+        long creditSum = 0;
+        for (Event event : events) {
+            switch (event.hop()) {
+                case WRITE -> writes++;
+                case NOTIFY -> notifies++;
+                case CREDIT -> {
+                    credits++;
+                    creditSum += event.seq();
+                }
+                case CREDIT_NOTIFY -> creditNotifies++;
+                default -> {
+                }
+            }
+        }
+        if (writes == 0) {
+            return;
+        }
+        out.printf(Locale.ROOT, "Per data buffer written: %.2f server notifications, %.2f credit notifications to the"
+                + " client's event loop, %.2f AddCredit messages (%.1f credits each)%n", (double) notifies / writes,
+                (double) creditNotifies / writes, (double) credits / writes, credits == 0 ? 0.0
+                        : (double) creditSum / credits);
     }
 
     private static void row(PrintStream out, String hop, String from, List<Long> latencies, int handOffs) {
