@@ -61,8 +61,8 @@ public final class TraceTable {
         out.println("| hop | measured from | buffers | p50 µs | p99 µs | thread change here |");
         out.println("|---|---|---:|---:|---:|---:|");
         for (Hop hop : Hop.values()) {
-            if (hop == Hop.COMMIT) {
-                continue;
+            if (hop == Hop.COMMIT || hop == Hop.CREDIT_NOTIFY) {
+                continue; // the first hop, and a count per run (printMessageCounts), not a hop of one buffer
             }
             List<Long> latencies = new ArrayList<>();
             int handOffs = 0;
