@@ -48,6 +48,20 @@ public interface InputGate extends AutoCloseable {
      */
     CompletableFuture<?> availableFuture();
 
+    /**
+     * Tells the consumer that a priority event (see {@link BufferOrEvent#isPriority()}) is waiting: while the
+     * returned future is done, the next {@link #pollNext()} returns a priority event, ahead of any data. A future
+     * that is done when returned stays done; once the consumer has taken every priority event, the next call returns
+     * a new, pending future. A pending one is completed by the environment's notification thread, like
+     * {@link #availableFuture()}; it also completes when the gate closes. An addition to the original interface:
+     * the default, for gates that know no priority events, never completes.
+     *
+     * @return completes when a priority event can be polled
+     */
+    default CompletableFuture<?> priorityEventAvailableFuture() {
+        return new CompletableFuture<>();
+    }
+
     /** @return true once every channel has reached the end of its partition */
     boolean isFinished();
 
@@ -76,7 +90,8 @@ public interface InputGate extends AutoCloseable {
     /**
      * Unblocks a channel whose producer sent a blocking event
      * ({@link ResultPartitionWriter#broadcastBlockingEvent}): the producer's subpartition resumes sending what it
-     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended.
+     * queued behind that event. A channel that is not blocked ignores the call; so does a channel that has ended,
+     * and a channel reading a {@link PartitionType#BLOCKING} partition, which a blocking event never blocks.
      * Consumer thread.
      *
      * @param channelIndex the channel to resume
@@ -84,6 +99,20 @@ public interface InputGate extends AutoCloseable {
      * @throws IndexOutOfBoundsException for a channel index outside {@code [0, numberOfInputChannels())}
      */
     void resumeConsumption(int channelIndex) throws IOException;
+
+    /**
+     * A snapshot of the gate's figures: bytes and buffers the consumer took, buffers queued for it, the usage of
+     * its exclusive and floating buffers, and the time the consumer waited for data. Cheap: reads counters and
+     * takes no lock the consumer waits on; any thread, also after {@link #close()}.
+     *
+     * <p>The default knows only the number of channels and reports zero for the rest; the environment's gates
+     * and {@link UnionInputGate} report every figure.
+     *
+     * @return the gate's figures now
+     */
+    default GateMetrics metrics() {
+        return new GateMetrics(toString(), System.nanoTime(), numberOfInputChannels(), 0, 0, 0, 0, 0, 0, 0, 0);
+    }
 
     /** Cancels the requests and returns every buffer; idempotent. */
     @Override

@@ -28,6 +28,11 @@ final class OffsetBufferOrEvent implements BufferOrEvent {
     }
 
     @Override
+    public boolean isPriority() {
+        return delegate.isPriority();
+    }
+
+    @Override
     public ByteBuffer data() {
         return delegate.data();
     }

@@ -1,5 +1,8 @@
 package io.sluice.api;
 
+import java.nio.BufferOverflowException;
+import java.nio.ByteBuffer;
+
 /**
  * The one definition of how records are laid into the byte stream of a subpartition, shared by
  * the writer (in the shuffle implementation) and {@link RecordReader}.
@@ -39,6 +42,41 @@ public final class RecordFraming {
      */
     public static long framedLength(int recordLength) {
         return (long) LENGTH_BYTES + recordLength;
+    }
+
+    /**
+     * Checks a record length for the stream.
+     *
+     * @param recordLength the record's size in bytes
+     * @return {@code recordLength}, whose {@value #LENGTH_BYTES} big-endian bytes are the record's length prefix
+     * @throws IllegalArgumentException when it is negative
+     */
+    public static int checkedLength(int recordLength) {
+        if (recordLength < 0) {
+            throw new IllegalArgumentException("a record length is 0 to " + MAX_RECORD_LENGTH + ", got "
+                    + recordLength);
+        }
+        return recordLength;
+    }
+
+    /**
+     * Writes a record's length prefix ({@value #LENGTH_BYTES} bytes, big-endian whatever the buffer's byte order) at
+     * {@code target}'s position and advances it. For writers whose buffer has room for the whole length; a writer
+     * whose buffer ends inside it writes {@link #lengthByte} by byte.
+     *
+     * @param target       where to write; at least {@value #LENGTH_BYTES} bytes remaining
+     * @param recordLength the record's size in bytes
+     * @throws IllegalArgumentException when the length is negative
+     * @throws BufferOverflowException when fewer than {@value #LENGTH_BYTES} bytes remain
+     */
+    public static void putLength(ByteBuffer target, int recordLength) {
+        checkedLength(recordLength);
+        if (target.remaining() < LENGTH_BYTES) {
+            throw new BufferOverflowException();
+        }
+        for (int i = 0; i < LENGTH_BYTES; i++) {
+            target.put(lengthByte(recordLength, i));
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sluice.api;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -89,10 +90,36 @@ public interface ResultPartitionWriter extends AutoCloseable {
      * Never blocks; takes no buffer from the pool; the event keeps its order with the records (it is not a priority
      * event). The caller keeps ownership of {@code event}; its bytes are copied.
      *
+     * <p>A {@link PartitionType#BLOCKING} partition is read only after it is finished, so there is nothing to align:
+     * there the event is stored like one of {@link #broadcastEvent} (in order, written once), its consumers are not
+     * held back after it, and their {@link InputGate#resumeConsumption(int)} is accepted and does nothing.
+     *
      * @param event the event's payload
      * @throws IOException when the writer failed or was closed
      */
     void broadcastBlockingEvent(ByteBuffer event) throws IOException;
+
+    /**
+     * Lets {@link #emitRecord} and {@link #broadcastRecord} take up to {@code maxOverdraftBuffers} buffers beyond
+     * the partition's own memory when none of its own is free, taken only from the environment's free memory (never
+     * from another partition's): a record that spans several buffers, started when {@link #availableFuture()} said
+     * available, then completes without blocking, which an engine that emits from an event-driven thread (Flink's
+     * mailbox) needs. Each overdraft buffer goes back to the environment when its consumer recycles it; while any is
+     * out, {@link #availableFuture()} is pending, so the engine starts no new record. When the environment has no
+     * free memory either, the emit waits as without overdraft. 0, the default, turns overdraft off. May be called
+     * before or after {@link #setup()}, from the producer thread; applies to later requests.
+     *
+     * <p>An addition to the original interface. The default ignores the call, which is right for writers whose
+     * emits never wait for memory (a blocking partition spills to disk instead).
+     *
+     * @param maxOverdraftBuffers how many buffers beyond the partition's memory may be out at a time, at least 0
+     * @throws IllegalArgumentException for a negative number
+     */
+    default void setMaxOverdraftBuffers(int maxOverdraftBuffers) {
+        if (maxOverdraftBuffers < 0) {
+            throw new IllegalArgumentException("max overdraft buffers must be >= 0, was " + maxOverdraftBuffers);
+        }
+    }
 
     /** @param targetSubpartition makes its buffered data available for sending; never blocks */
     void flush(int targetSubpartition);
@@ -134,6 +161,21 @@ public interface ResultPartitionWriter extends AutoCloseable {
 
     /** @return data buffers completed so far (each one is sent, or read in-process, once); any thread */
     long buffersOut();
+
+    /**
+     * A snapshot of the writer's figures: bytes, buffers and records out, the time the producer was blocked for
+     * lack of buffers (backpressure), the output pool's usage and each subpartition's backlog. Cheap: reads
+     * counters, takes no lock the producer holds while it writes; any thread, also after {@link #close()}.
+     *
+     * <p>The default reports {@link #bytesOut()} and {@link #buffersOut()} and zero for what it cannot know;
+     * the environment's writers report every figure.
+     *
+     * @return the writer's figures now
+     */
+    default WriterMetrics metrics() {
+        return new WriterMetrics(partitionId(), toString(), System.nanoTime(), bytesOut(), buffersOut(), 0, 0, 0, 0,
+                List.of());
+    }
 
     /**
      * Releases what this writer holds; idempotent. After {@link #finish()} the finished data stays

@@ -48,8 +48,21 @@ public interface ShuffleEnvironment extends AutoCloseable {
     /** @return the partitions produced here that still hold memory */
     Collection<ResultPartitionId> partitionsOccupyingLocalResources();
 
-    /** @return a snapshot of the counters; may be called after {@link #close()} */
+    /**
+     * @return a snapshot of the counters, with one entry per writer, gate and connection alive now; may be called
+     *     after {@link #close()}
+     */
     ShuffleMetrics metrics();
+
+    /**
+     * The data connections open now, with their peer's address, direction, state, outstanding credit and bytes
+     * each way. Cheap; any thread.
+     *
+     * @return one entry per open connection; empty when the environment communicates locally only or is closed
+     */
+    default List<ConnectionMetrics> connectionMetrics() {
+        return metrics().connections();
+    }
 
     /** Releases every partition, writer and gate, and stops the transport; idempotent. */
     @Override

@@ -67,19 +67,38 @@ public final class UnionInputGate implements InputGate {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A gate with a priority event waiting is polled first, whatever the turn, so the union hands out priority
+     * events ahead of data as each gate does.
+     */
     @Override
     public Optional<BufferOrEvent> pollNext() throws IOException {
         int count = gates.size();
+        for (int index = 0; index < count; index++) {
+            if (gates.get(index).priorityEventAvailableFuture().isDone()) {
+                Optional<BufferOrEvent> next = gates.get(index).pollNext();
+                if (next.isPresent()) {
+                    return offset(next, index);
+                }
+            }
+        }
         for (int i = 0; i < count; i++) {
             int index = (nextGate + i) % count;
             Optional<BufferOrEvent> next = gates.get(index).pollNext();
             if (next.isPresent()) {
                 nextGate = (index + 1) % count;
-                return channelOffsets[index] == 0 ? next
-                        : Optional.of(new OffsetBufferOrEvent(next.get(), channelOffsets[index]));
+                return offset(next, index);
             }
         }
         return Optional.empty();
+    }
+
+    /** {@code next} of gate {@code index}, renumbered into the union's channels. */
+    private Optional<BufferOrEvent> offset(Optional<BufferOrEvent> next, int index) {
+        return channelOffsets[index] == 0 ? next
+                : Optional.of(new OffsetBufferOrEvent(next.get(), channelOffsets[index]));
     }
 
     @Override
@@ -110,6 +129,55 @@ public final class UnionInputGate implements InputGate {
             return CompletableFuture.completedFuture(null);
         }
         return CompletableFuture.anyOf(pending.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /** @return completes when a gate of the union has a priority event waiting, or closes */
+    @Override
+    public CompletableFuture<?> priorityEventAvailableFuture() {
+        if (gates.size() == 1) {
+            return gates.get(0).priorityEventAvailableFuture();
+        }
+        CompletableFuture<?>[] futures = new CompletableFuture<?>[gates.size()];
+        for (int i = 0; i < futures.length; i++) {
+            futures[i] = gates.get(i).priorityEventAvailableFuture();
+            if (futures[i].isDone()) {
+                return futures[i];
+            }
+        }
+        return CompletableFuture.anyOf(futures);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Sums its gates' figures; the owner name lists theirs. The union's {@link #getNext()} waits on its gates'
+     * futures, not in their {@code getNext()}, so its own waits are not in {@code waitingForDataNanos}.
+     */
+    @Override
+    public GateMetrics metrics() {
+        StringBuilder names = new StringBuilder("union of ");
+        long bytesIn = 0;
+        long buffersIn = 0;
+        int queued = 0;
+        int exclusiveUsed = 0;
+        int exclusive = 0;
+        int floatingUsed = 0;
+        int floating = 0;
+        long waiting = 0;
+        for (int i = 0; i < gates.size(); i++) {
+            GateMetrics gate = gates.get(i).metrics();
+            names.append(i == 0 ? "" : ", ").append(gate.ownerName());
+            bytesIn += gate.bytesIn();
+            buffersIn += gate.buffersIn();
+            queued += gate.queuedBuffers();
+            exclusiveUsed += gate.exclusiveBuffersInUse();
+            exclusive += gate.exclusiveBuffers();
+            floatingUsed += gate.floatingBuffersInUse();
+            floating += gate.floatingBuffers();
+            waiting += gate.waitingForDataNanos();
+        }
+        return new GateMetrics(names.toString(), System.nanoTime(), numberOfChannels, bytesIn, buffersIn, queued,
+                exclusiveUsed, exclusive, floatingUsed, floating, waiting);
     }
 
     @Override

@@ -64,6 +64,12 @@ public final class LocalBufferPool implements BufferRecycler {
     // guarded by lock: the quota
     private int currentPoolSize;
 
+    // guarded by lock: how many segments requestOverdraftBufferBuilder may take beyond the quota (0: none)
+    private int maxOverdraftSegments;
+
+    // guarded by lock: segments taken beyond the quota as overdraft and not yet returned to the global pool
+    private int overdraftSegments;
+
     // guarded by lock: buffers out per subpartition; null without a cap
     private final int[] buffersPerSubpartition;
 
@@ -132,6 +138,51 @@ public final class LocalBufferPool implements BufferRecycler {
         checkSubpartition(targetSubpartition);
         MemorySegment segment = requestSegmentBlocking(targetSubpartition);
         return new BufferBuilder(segment, recyclerFor(targetSubpartition));
+    }
+
+    /**
+     * Like {@link #requestBufferBuilder(int)}, but when no segment is free within the quota, takes one from the
+     * global pool's free segments beyond the quota, up to {@link #setMaxOverdraftBuffers} of them at a time
+     * (Flink's overdraft buffers): a record that spans several buffers, started while the pool was available, can
+     * then be completed without waiting. An overdraft segment goes back to the global pool when it is recycled;
+     * while any is out the pool has no idle segment and so reports itself unavailable. Never blocks.
+     *
+     * @return a builder, or null when no segment is free within the quota, the overdraft is used up, or the global
+     *         pool has no free segment
+     */
+    public BufferBuilder requestOverdraftBufferBuilder(int targetSubpartition) {
+        checkSubpartition(targetSubpartition);
+        MemorySegment segment = requestSegment(targetSubpartition, true);
+        return segment == null ? null : new BufferBuilder(segment, recyclerFor(targetSubpartition));
+    }
+
+    /**
+     * Sets how many segments {@link #requestOverdraftBufferBuilder} may take beyond the quota at a time; 0 turns
+     * overdraft off (the default). Applies to later requests; segments already out stay out until recycled.
+     *
+     * @throws IllegalArgumentException for a negative number
+     */
+    public void setMaxOverdraftBuffers(int maxOverdraftBuffers) {
+        if (maxOverdraftBuffers < 0) {
+            throw new IllegalArgumentException("max overdraft buffers must be >= 0, was " + maxOverdraftBuffers
+                    + " (" + this + ")");
+        }
+        lock.lock();
+        try {
+            maxOverdraftSegments = maxOverdraftBuffers;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Overdraft segments out right now (taken beyond the quota, not yet recycled). */
+    public int getNumberOfOverdraftBuffers() {
+        lock.lock();
+        try {
+            return overdraftSegments;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** A raw segment, or null if none is available now; the caller returns it through {@link #recycle}. */
@@ -335,6 +386,10 @@ public final class LocalBufferPool implements BufferRecycler {
     // ---------------------------------------------------------------- internals
 
     private MemorySegment requestSegment(int subpartition) {
+        return requestSegment(subpartition, false);
+    }
+
+    private MemorySegment requestSegment(int subpartition, boolean mayOverdraw) {
         MemorySegment segment;
         boolean mayChangeAvailability;
         lock.lock();
@@ -346,6 +401,9 @@ public final class LocalBufferPool implements BufferRecycler {
             segment = availableSegments.poll();
             if (segment == null) {
                 segment = takeFromGlobalLocked();
+            }
+            if (segment == null && mayOverdraw) {
+                segment = takeOverdraftLocked();
             }
             boolean reachedCap =
                     segment != null && subpartition != NO_SUBPARTITION && countTowardCapLocked(subpartition);
@@ -394,6 +452,9 @@ public final class LocalBufferPool implements BufferRecycler {
             } else {
                 makeIdleLocked(segment);
             }
+            // Overdraft is what the pool holds beyond its quota: a segment returned above it pays it back, and so
+            // does a quota that grew meanwhile.
+            overdraftSegments = Math.min(overdraftSegments, Math.max(0, numberOfRequestedSegments - currentPoolSize));
             toComplete = updateAvailabilityLocked();
         } finally {
             lock.unlock();
@@ -516,6 +577,19 @@ public final class LocalBufferPool implements BufferRecycler {
         MemorySegment segment = networkBufferPool.pollSegment(); // segment lock: innermost, calls nothing
         if (segment != null) {
             numberOfRequestedSegments++;
+        }
+        return segment;
+    }
+
+    /** One segment beyond the quota from the global pool's free ones, within the overdraft allowance, else null. */
+    private MemorySegment takeOverdraftLocked() {
+        if (overdraftSegments >= maxOverdraftSegments) {
+            return null;
+        }
+        MemorySegment segment = networkBufferPool.pollSegment();
+        if (segment != null) {
+            numberOfRequestedSegments++;
+            overdraftSegments++;
         }
         return segment;
     }

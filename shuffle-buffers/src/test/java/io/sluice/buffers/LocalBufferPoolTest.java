@@ -504,4 +504,55 @@ class LocalBufferPoolTest {
         assertThrows(IllegalArgumentException.class, () -> global.createBufferPool(1, 4, 2, 0));
         assertEquals(0, global.getNumberOfRegisteredBufferPools());
     }
+
+    // Overdraft (Flink's max-overdraft-buffers-per-gate): beyond the quota, from the global pool's free segments only
+    @Test
+    void overdraft_takesUpToItsAllowanceBeyondTheQuota_keepsThePoolUnavailable_andGoesBackToTheGlobalPool()
+            throws IOException {
+        LocalBufferPool pool = global.createBufferPool(2, 2);
+        BufferBuilder first = pool.requestBufferBuilder(0);
+        BufferBuilder second = pool.requestBufferBuilder(0);
+        assertNull(pool.requestBufferBuilder(0), "the quota is used up");
+        assertNull(pool.requestOverdraftBufferBuilder(0), "no overdraft by default");
+
+        pool.setMaxOverdraftBuffers(2);
+        BufferBuilder overdraft1 = pool.requestOverdraftBufferBuilder(0);
+        BufferBuilder overdraft2 = pool.requestOverdraftBufferBuilder(0);
+
+        assertNotNull(overdraft1);
+        assertNotNull(overdraft2);
+        assertNull(pool.requestOverdraftBufferBuilder(0), "the allowance is used up");
+        assertEquals(2, pool.getNumberOfOverdraftBuffers());
+        assertEquals(6, global.getNumberOfAvailableMemorySegments(), "2 of the quota and 2 overdraft are out");
+        assertFalse(pool.isAvailable(), "unavailable while overdraft is out");
+
+        overdraft1.close();
+        assertEquals(7, global.getNumberOfAvailableMemorySegments(), "a segment above the quota goes back at once");
+        assertEquals(1, pool.getNumberOfOverdraftBuffers());
+        first.close();
+        assertEquals(8, global.getNumberOfAvailableMemorySegments());
+        assertEquals(0, pool.getNumberOfOverdraftBuffers(), "the pool holds no more than its quota");
+        assertFalse(pool.isAvailable(), "still no idle segment");
+        overdraft2.close();
+        assertTrue(pool.isAvailable(), "back within the quota, the recycled segment stays idle here");
+        second.close();
+        assertThrows(IllegalArgumentException.class, () -> pool.setMaxOverdraftBuffers(-1));
+        pool.lazyDestroy();
+    }
+
+    @Test
+    void overdraft_neverTakesWhatTheGlobalPoolDoesNotHave() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 1);
+        LocalBufferPool other = global.createBufferPool(9, 9);
+        List<Buffer> everything = request(other, 9);
+        BufferBuilder own = pool.requestBufferBuilder(0);
+        pool.setMaxOverdraftBuffers(5);
+
+        assertNull(pool.requestOverdraftBufferBuilder(0), "the global pool has no free segment");
+        assertEquals(0, pool.getNumberOfOverdraftBuffers());
+        everything.forEach(Buffer::recycleBuffer);
+        own.close();
+        pool.lazyDestroy();
+        other.lazyDestroy();
+    }
 }

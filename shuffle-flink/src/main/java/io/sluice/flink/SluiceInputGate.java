@@ -70,6 +70,8 @@ public final class SluiceInputGate extends IndexedInputGate {
     private final CompletableFuture<Void> partitionsRequested = new CompletableFuture<>();
     private final CompletableFuture<Void> stateConsumed = new CompletableFuture<>();
     private final CompletableFuture<Void> bufferFilteringComplete = new CompletableFuture<>();
+    /** Never completed: what a closed gate answers for priority events. */
+    private final CompletableFuture<Void> noMorePriorityEvents = new CompletableFuture<>();
 
     private volatile State state = State.CREATED; // written by the task thread or close()
     private final BitSet endedChannels; // task thread
@@ -215,6 +217,17 @@ public final class SluiceInputGate extends IndexedInputGate {
         return sluice.availableFuture();
     }
 
+    /**
+     * Sluice's priority future: while it is done, the next {@link #pollNext()} returns a priority event (Flink's
+     * checkpointed gate polls priority events from a mail when this completes and checks exactly that). A closed
+     * gate has none to poll, so it hands out a future that never completes: a done one would make Flink's gate
+     * re-enqueue its priority mail without end.
+     */
+    @Override
+    public CompletableFuture<?> getPriorityEventAvailableFuture() {
+        return state == State.CLOSED ? noMorePriorityEvents : sluice.priorityEventAvailableFuture();
+    }
+
     @Override
     public void sendTaskEvent(TaskEvent event) throws IOException {
         sluice.sendTaskEvent(ConsumerSignal.taskEvent(EventSerializer.toSerializedEvent(event)));
@@ -299,6 +312,7 @@ public final class SluiceInputGate extends IndexedInputGate {
         }
         AbstractEvent event;
         int size;
+        boolean priority = next.isPriority(); // read while the element is held
         try {
             ByteBuffer payload = next.data();
             size = payload.remaining();
@@ -313,7 +327,8 @@ public final class SluiceInputGate extends IndexedInputGate {
             endOfDataChannels.set(channel);
             drainOnEndOfData &= endOfData.getStopMode() == StopMode.DRAIN;
         }
-        return new BufferOrEvent(event, false, info, !isFinished() && moreAvailable(), size, false);
+        return new BufferOrEvent(event, priority, info, !isFinished() && moreAvailable(), size,
+                priority && sluice.priorityEventAvailableFuture().isDone());
     }
 
     private boolean moreAvailable() {

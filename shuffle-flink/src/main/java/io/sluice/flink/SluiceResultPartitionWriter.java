@@ -12,6 +12,7 @@ import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.metrics.ResultPartitionBytesCounter;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
 import org.apache.flink.runtime.io.network.partition.ChannelStateHolder;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
@@ -35,13 +36,15 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Records: Flink hands each record already framed (a 4-byte big-endian length, then the bytes), which is exactly
  * Sluice's framing; the writer skips Flink's prefix and lets Sluice frame it again, so a consumer's buffers hold the
  * byte stream Flink's record deserializer expects. Events are serialized with Flink's event serializer and sent as
- * Sluice events; those Flink marks as blocking upstream (aligned checkpoint barriers, end of channel state) go as
- * Sluice blocking events, so the subpartition sends nothing after them until the consumer resumes it. {@link #finish()}
+ * Sluice events (priority events as Sluice priority events, which overtake queued data); in a pipelined partition
+ * those Flink marks as blocking upstream (aligned checkpoint barriers, end of channel state) go as Sluice blocking
+ * events, so the subpartition sends nothing after them until the consumer resumes it. A blocking partition keeps
+ * every event in order and blocks nothing (its consumers read after the producer finished). {@link #finish()}
  * sends Flink's {@link EndOfPartitionEvent} before Sluice's own end of partition.
  *
  * <p>Backpressure: {@link #getAvailableFuture()} is Sluice's {@code availableFuture()}: when it is done, a buffer is
- * free and an emit does not block Flink's mailbox thread (records larger than one free buffer may still wait, as
- * Sluice has no overdraft buffers).
+ * free and an emit does not block Flink's mailbox thread; a record larger than that buffer continues on Sluice's
+ * overdraft buffers ({@link #setMaxOverdraftBuffersPerGate}), as on Flink's own partitions.
  *
  * <p>Threads: emit, broadcast, finish and the end-of-data calls come from the task thread; {@link #flushAll()} also
  * from Flink's output flusher; acknowledgements arrive on a Sluice transport or consumer thread and are completed
@@ -60,9 +63,15 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     private final String ownerName;
     private final int numberOfSubpartitions;
     private final int numTargetKeyGroups;
+    private final boolean blocking;
     private final Executor callbackExecutor;
     private final TaskEventPublisher taskEventPublisher;
 
+    /**
+     * Bytes per subpartition, records and events with their framing, for Flink's adaptive batch scheduler (it reads
+     * them from the task's I/O metrics when the task finishes to size and balance the consumers). Task thread.
+     */
+    private final ResultPartitionBytesCounter partitionBytes;
     private final CompletableFuture<Void> allDataProcessed = new CompletableFuture<>();
     private final BitSet acknowledgedSubpartitions; // guarded by itself
 
@@ -76,16 +85,22 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     private long reportedBuffers; // guarded by this
 
     SluiceResultPartitionWriter(io.sluice.api.ResultPartitionWriter sluice, ResultPartitionID partitionId,
-                                String ownerName, int numTargetKeyGroups, Executor callbackExecutor,
+                                String ownerName, int numTargetKeyGroups, boolean blocking, Executor callbackExecutor,
                                 TaskEventPublisher taskEventPublisher) {
         this.sluice = Objects.requireNonNull(sluice, "sluice");
         this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
         this.ownerName = ownerName;
         this.numberOfSubpartitions = sluice.numberOfSubpartitions();
         this.numTargetKeyGroups = numTargetKeyGroups;
+        this.blocking = blocking;
         this.callbackExecutor = callbackExecutor;
         this.taskEventPublisher = taskEventPublisher;
         this.acknowledgedSubpartitions = new BitSet(numberOfSubpartitions);
+        this.partitionBytes = new ResultPartitionBytesCounter(numberOfSubpartitions);
+        if (blocking) {
+            // Its consumers start after this task finished: nobody will acknowledge, and nothing needs to be.
+            allDataProcessed.complete(null);
+        }
     }
 
     /** @return the Sluice partition under this writer */
@@ -114,10 +129,14 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         return numTargetKeyGroups;
     }
 
-    /** Sluice has no overdraft buffers: a record waits for a free buffer instead. */
+    /**
+     * Flink's {@code taskmanager.network.memory.max-overdraft-buffers-per-gate} (default 5) becomes the Sluice
+     * partition's overdraft allowance: a record spanning several buffers, started when {@link #getAvailableFuture()}
+     * said available, completes on buffers beyond the partition's memory instead of blocking the mailbox thread.
+     */
     @Override
     public void setMaxOverdraftBuffersPerGate(int maxOverdraftBuffersPerGate) {
-        LOG.debug("{}: {} overdraft buffers requested; Sluice has none", ownerName, maxOverdraftBuffersPerGate);
+        sluice.setMaxOverdraftBuffers(maxOverdraftBuffersPerGate);
     }
 
     @Override
@@ -125,18 +144,21 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         // Flink's buffer is not reused after this call; moving its position skips Flink's length prefix.
         record.position(record.position() + FLINK_LENGTH_PREFIX);
         sluice.emitRecord(record, targetSubpartition);
+        partitionBytes.inc(targetSubpartition, FLINK_LENGTH_PREFIX + record.remaining());
     }
 
     @Override
     public void broadcastRecord(ByteBuffer record) throws IOException {
         record.position(record.position() + FLINK_LENGTH_PREFIX);
         sluice.broadcastRecord(record);
+        partitionBytes.incAll(FLINK_LENGTH_PREFIX + record.remaining());
     }
 
     @Override
     public void broadcastEvent(AbstractEvent event, boolean isPriorityEvent) throws IOException {
         ByteBuffer serialized = EventSerializer.toSerializedEvent(event);
-        if (!isPriorityEvent && Buffer.DataType.getDataType(event, false).isBlockingUpstream()) {
+        partitionBytes.incAll(serialized.remaining());
+        if (!isPriorityEvent && !blocking && Buffer.DataType.getDataType(event, false).isBlockingUpstream()) {
             sluice.broadcastBlockingEvent(serialized);
         } else {
             sluice.broadcastEvent(serialized, isPriorityEvent);
@@ -162,7 +184,10 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         }
     }
 
-    /** Completes once the consumer of every subpartition acknowledged that it processed all records. */
+    /**
+     * Completes once the consumer of every subpartition acknowledged that it processed all records; for a blocking
+     * partition at once, as Flink's own blocking partitions do (its consumers run after this task finished).
+     */
     @Override
     public CompletableFuture<Void> getAllDataProcessedFuture() {
         return allDataProcessed;
@@ -172,6 +197,7 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     public synchronized void setMetricGroup(TaskIOMetricGroup metrics) {
         numBytesOut = metrics.getNumBytesOutCounter();
         numBuffersOut = metrics.getNumBuffersOutCounter();
+        metrics.registerResultPartitionBytesCounter(partitionId.getPartitionId(), partitionBytes);
         updateMetrics();
     }
 

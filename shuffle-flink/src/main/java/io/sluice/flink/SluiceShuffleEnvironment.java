@@ -26,7 +26,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -122,13 +121,11 @@ public final class SluiceShuffleEnvironment
             ShuffleIOOwnerContext ownerContext, List<ResultPartitionDeploymentDescriptor> descriptors) {
         List<io.sluice.api.ResultPartitionDeploymentDescriptor> sluiceDescriptors = new ArrayList<>();
         for (ResultPartitionDeploymentDescriptor descriptor : descriptors) {
-            if (!SluiceShuffleMaster.isPipelined(descriptor.getPartitionType())) {
-                throw new UnsupportedPartitionTypeException(UnsupportedFeatures.partitionType(
-                        descriptor.getPartitionType(), descriptor.getPartitionId(), descriptor.getResultId()));
-            }
+            io.sluice.api.PartitionType type = PartitionTypes.toSluice(descriptor.getPartitionType(),
+                    descriptor.getPartitionId(), descriptor.getResultId());
             SluiceShuffleDescriptor sd = sluiceDescriptor(descriptor.getShuffleDescriptor(), ownerContext);
             sluiceDescriptors.add(new io.sluice.api.ResultPartitionDeploymentDescriptor(sd.sluiceDescriptor(),
-                    io.sluice.api.PartitionType.PIPELINED_BOUNDED, descriptor.getNumberOfSubpartitions()));
+                    type, descriptor.getNumberOfSubpartitions()));
         }
         List<io.sluice.api.ResultPartitionWriter> sluiceWriters =
                 sluice.createResultPartitionWriters(ownerContext.getOwnerName(), sluiceDescriptors);
@@ -138,7 +135,8 @@ public final class SluiceShuffleEnvironment
             ResultPartitionID flinkId = descriptor.getShuffleDescriptor().getResultPartitionID();
             flinkIds.put(sluiceWriters.get(i).partitionId(), flinkId);
             writers.add(new SluiceResultPartitionWriter(sluiceWriters.get(i), flinkId, ownerContext.getOwnerName(),
-                    descriptor.getMaxParallelism(), callbackExecutor, taskEventPublisher));
+                    descriptor.getMaxParallelism(), PartitionTypes.isBlocking(descriptor.getPartitionType()),
+                    callbackExecutor, taskEventPublisher));
         }
         return writers;
     }
@@ -168,9 +166,8 @@ public final class SluiceShuffleEnvironment
             for (int i = range.getStartIndex(); i <= range.getEndIndex(); i++) {
                 IndexRange consumed = descriptor.getConsumedSubpartitionRange(i);
                 if (consumed.getStartIndex() != consumed.getEndIndex()) {
-                    throw new IllegalStateException("gate " + gateIndex + " of " + ownerName + " would read "
-                            + "subpartitions " + consumed + " of one partition through one channel; Sluice's Flink "
-                            + "shuffle reads one subpartition per channel (pipelined streaming exchanges)");
+                    throw new IllegalStateException(UnsupportedFeatures.subpartitionRange(
+                            "gate " + gateIndex + " of " + ownerName, consumed));
                 }
                 SluiceShuffleDescriptor sd = sluiceDescriptor(shuffleDescriptors[i], owner);
                 partitionIds[channel] = sd.getResultPartitionID();
@@ -180,30 +177,12 @@ public final class SluiceShuffleEnvironment
             }
         }
         // One Sluice gate per consumed subpartition index (usually exactly one), read as a union.
-        Map<Integer, List<Integer>> channelsBySubpartition = new LinkedHashMap<>();
-        for (int i = 0; i < channels; i++) {
-            channelsBySubpartition.computeIfAbsent(subpartitions[i], k -> new ArrayList<>()).add(i);
-        }
-        List<io.sluice.api.InputGateDeploymentDescriptor> sluiceGates = new ArrayList<>();
-        int[] toSluiceChannel = new int[channels];
-        int offset = 0;
-        for (Map.Entry<Integer, List<Integer>> group : channelsBySubpartition.entrySet()) {
-            List<io.sluice.api.ShuffleDescriptor> groupChannels = new ArrayList<>();
-            for (int flinkChannel : group.getValue()) {
-                toSluiceChannel[flinkChannel] = offset + groupChannels.size();
-                groupChannels.add(sluiceChannels[flinkChannel]);
-            }
-            sluiceGates.add(new io.sluice.api.InputGateDeploymentDescriptor(group.getKey(), groupChannels));
-            offset += groupChannels.size();
-        }
-        List<io.sluice.api.InputGate> created = sluice.createInputGates(ownerName + " (gate " + gateIndex + ")",
-                sluiceGates);
-        io.sluice.api.InputGate gate = created.size() == 1 ? created.get(0)
-                : new io.sluice.api.UnionInputGate(created);
+        SubpartitionGroups groups = SubpartitionGroups.of(subpartitions, sluiceChannels);
+        io.sluice.api.InputGate gate = groups.createGate(sluice, ownerName + " (gate " + gateIndex + ")");
         InputChannel[] standIns = FlinkChannelStandIns.create(ownerName, gateIndex, descriptor.getConsumedResultId(),
                 descriptor.getConsumedPartitionType(), partitionIds, subpartitions);
         return new SluiceInputGate(ownerName, gateIndex, descriptor.getConsumedPartitionType(), gate,
-                toSluiceChannel, subpartitions, standIns, numBuffersIn);
+                groups.toSluiceChannel(), subpartitions, standIns, numBuffersIn);
     }
 
     private static SluiceShuffleDescriptor sluiceDescriptor(ShuffleDescriptor descriptor, ShuffleIOOwnerContext owner) {
@@ -217,11 +196,24 @@ public final class SluiceShuffleEnvironment
                 + SluiceShuffleServiceFactory.class.getName()));
     }
 
-    /** Producers are known at deployment (see {@link #createInputGates}); there is never unknown partition info. */
+    /**
+     * Flink sends late partition info only to a consumer that it deployed with an {@code UnknownShuffleDescriptor}:
+     * in a batch job, for an input whose producer was not yet scheduled (a pipelined input) or not yet finished (a
+     * blocking input), or for a hybrid input. None happens in the modes Sluice supports: streaming jobs require every
+     * producer known; in batch jobs a pipelined region's producers are scheduled with their consumers and a blocking
+     * input's consumer is scheduled only once the input is consumable; hybrid partitions are refused. Sluice's gates
+     * are built with all their channels and cannot add one later, so a call here is a deployment Sluice cannot carry.
+     *
+     * @throws IOException always, naming the consumer and the partition
+     */
     @Override
     public boolean updatePartitionInfo(ExecutionAttemptID consumerID, PartitionInfo partitionInfo) throws IOException {
-        throw new IOException("Sluice's Flink shuffle got late partition info for " + consumerID + " ("
-                + partitionInfo.getShuffleDescriptor() + "); it needs every producer known when a consumer deploys");
+        throw new IOException("Sluice's Flink shuffle got late partition info for consumer " + consumerID + " ("
+                + partitionInfo.getShuffleDescriptor() + " of intermediate result "
+                + partitionInfo.getIntermediateDataSetID() + "): its gates are built with every producer known at "
+                + "deployment and cannot add a channel later. Flink sends this only for consumers deployed before "
+                + "their producers, which none of the supported modes does (streaming; batch with BLOCKING or "
+                + "PIPELINED exchanges); see docs/flink.md");
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.api.ShuffleException;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.shuffle.PartitionDescriptor;
 import org.apache.flink.runtime.shuffle.ProducerDescriptor;
 import org.apache.flink.runtime.shuffle.ShuffleDescriptor;
@@ -16,8 +15,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The JobManager side: registers each partition Flink is about to produce with Sluice's shuffle master and wraps
- * Sluice's descriptor for Flink. Refuses partition types Sluice cannot carry (batch exchanges) with a message that
- * names the type, so the deployment fails at once instead of hanging. Thread-safe: Sluice's master is.
+ * Sluice's descriptor for Flink, mapping Flink's partition type with {@link PartitionTypes}. Refuses partition types
+ * Sluice cannot carry (hybrid exchanges) with a message that names the type, so the deployment fails at once instead
+ * of hanging. Thread-safe: Sluice's master is.
  */
 final class SluiceShuffleMaster implements ShuffleMaster<SluiceShuffleDescriptor> {
 
@@ -36,21 +36,21 @@ final class SluiceShuffleMaster implements ShuffleMaster<SluiceShuffleDescriptor
     @Override
     public CompletableFuture<SluiceShuffleDescriptor> registerPartitionWithProducer(
             JobID jobID, PartitionDescriptor partition, ProducerDescriptor producer) {
-        ResultPartitionType type = partition.getPartitionType();
-        if (!isPipelined(type)) {
-            return CompletableFuture.failedFuture(new UnsupportedPartitionTypeException(
-                    UnsupportedFeatures.partitionType(type, partition.getPartitionId(), partition.getResultId())));
+        io.sluice.api.PartitionType type;
+        try {
+            type = PartitionTypes.toSluice(partition.getPartitionType(), partition.getPartitionId(),
+                    partition.getResultId());
+        } catch (UnsupportedPartitionTypeException e) {
+            return CompletableFuture.failedFuture(e);
         }
         org.apache.flink.runtime.io.network.partition.ResultPartitionID flinkId =
                 new org.apache.flink.runtime.io.network.partition.ResultPartitionID(
                         partition.getPartitionId(), producer.getProducerExecutionId());
         // A TaskManager that communicates locally only has no data port (-1); its consumers read in-process.
-        // Connection index 0: all partitions between two TaskManagers share one connection (Flink does not expose
-        // its own connection index to plug-ins).
         int port = Math.max(0, producer.getDataPort());
         io.sluice.api.PartitionDescriptor sluicePartition = new io.sluice.api.PartitionDescriptor(
-                PartitionIds.toSluice(flinkId), io.sluice.api.PartitionType.PIPELINED_BOUNDED,
-                partition.getNumberOfSubpartitions(), 0);
+                PartitionIds.toSluice(flinkId), type,
+                partition.getNumberOfSubpartitions(), connectionIndex(partition));
         io.sluice.api.ProducerDescriptor sluiceProducer = new io.sluice.api.ProducerDescriptor(
                 PartitionIds.toSluice(producer.getProducerLocation()),
                 new InetSocketAddress(producer.getAddress(), port));
@@ -58,6 +58,12 @@ final class SluiceShuffleMaster implements ShuffleMaster<SluiceShuffleDescriptor
                 .thenApply(sd -> new SluiceShuffleDescriptor(flinkId, producer.getProducerLocation(), sd));
     }
 
+    /**
+     * Flink's partition tracker calls this for every partition it releases (a blocking partition once its consumers
+     * are done, every partition of a job that ends); it also asks the producer's TaskManager to
+     * {@code releasePartitions}, which reaches {@link SluiceShuffleEnvironment#releasePartitionsLocally}. Both calls
+     * go to Sluice; whichever comes second finds the partition gone.
+     */
     @Override
     public void releasePartitionExternally(ShuffleDescriptor descriptor) {
         if (descriptor instanceof SluiceShuffleDescriptor sluiceDescriptor) {
@@ -70,8 +76,13 @@ final class SluiceShuffleMaster implements ShuffleMaster<SluiceShuffleDescriptor
         sluice.close();
     }
 
-    /** Whether Sluice carries partitions of {@code type}: streamed while produced, released by their producer. */
-    static boolean isPipelined(ResultPartitionType type) {
-        return type == ResultPartitionType.PIPELINED || type == ResultPartitionType.PIPELINED_BOUNDED;
+    /**
+     * One connection between two TaskManagers per intermediate result, as on Flink's own shuffle (Flink 2.3 gives
+     * each intermediate result a random connection index and opens one connection per producer address and index).
+     * Flink's index is package-private, so the result's id stands in for it: every partition of a result gets the
+     * same index, different results (almost always) different ones.
+     */
+    static int connectionIndex(PartitionDescriptor partition) {
+        return partition.getResultId().hashCode() & Integer.MAX_VALUE;
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.flink;
 
+import org.apache.flink.configuration.BatchExecutionOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 
@@ -30,11 +31,21 @@ final class UnsupportedFeatures {
                 + "sluice.shuffle.buffers-per-channel instead (see docs/flink.md).";
     }
 
-    /** A partition type other than pipelined. */
+    /** One channel reading a range of subpartitions (Flink's adaptive batch scheduler sizing consumers itself). */
+    static String subpartitionRange(String gate, Object range) {
+        return gate + " would read subpartitions " + range + " of one partition through one channel; Sluice's Flink "
+                + "shuffle reads one subpartition per channel. Flink's adaptive batch scheduler merges subpartitions "
+                + "when it chooses a consumer's parallelism itself: set "
+                + BatchExecutionOptions.ADAPTIVE_AUTO_PARALLELISM_ENABLED.key() + ": false for batch jobs (the "
+                + "consumers then run at the parallelism the job sets; see docs/flink.md).";
+    }
+
+    /** A partition type Sluice does not carry (the hybrid ones). */
     static String partitionType(Object type, Object partitionId, Object resultId) {
-        return "Sluice's Flink shuffle supports pipelined partitions only (PIPELINED, PIPELINED_BOUNDED); partition "
-                + partitionId + " of intermediate result " + resultId + " is " + type + ". Run the job in "
-                + "streaming mode (execution.runtime-mode: STREAMING) or on Flink's default shuffle "
-                + "(remove shuffle-service-factory.class) for batch exchanges.";
+        return "Sluice's Flink shuffle supports pipelined and blocking partitions only (PIPELINED, PIPELINED_BOUNDED, "
+                + "BLOCKING, BLOCKING_PERSISTENT); partition " + partitionId + " of intermediate result " + resultId
+                + " is " + type + ". Set execution.batch-shuffle-mode: ALL_EXCHANGES_BLOCKING (or "
+                + "ALL_EXCHANGES_PIPELINED) for this batch job, or run it on Flink's default shuffle (remove "
+                + "shuffle-service-factory.class) for hybrid exchanges.";
     }
 }

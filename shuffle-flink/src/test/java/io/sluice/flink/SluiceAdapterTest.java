@@ -1,6 +1,5 @@
 package io.sluice.flink;
 
-import io.sluice.api.InputGateDeploymentDescriptor;
 import io.sluice.api.PartitionType;
 import io.sluice.api.ProducerDescriptor;
 import io.sluice.api.ResourceId;
@@ -16,13 +15,18 @@ import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.runtime.event.AbstractEvent;
+import org.apache.flink.runtime.event.TaskEvent;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.io.PullingAsyncDataInput.EndOfDataStatus;
 import org.apache.flink.runtime.io.network.TaskEventDispatcher;
+import org.apache.flink.runtime.io.network.api.CancelCheckpointMarker;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
+import org.apache.flink.runtime.io.network.api.EventAnnouncement;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
@@ -33,11 +37,16 @@ import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -150,6 +159,184 @@ class SluiceAdapterTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"in-process", "nio"})
+    void priorityEvent_overtakesQueuedRecords_andReachesFlinkAsPriority_throughThePriorityFuture(String link)
+            throws Exception {
+        try (Pair pair = new Pair(link)) {
+            SluiceResultPartitionWriter writer = pair.writer(1);
+            SluiceInputGate gate = pair.gate(writer, 0, 0);
+            for (int i = 0; i < 5; i++) {
+                writer.emitRecord(flinkRecord(i), 0);
+            }
+            writer.flushAll();
+            writer.broadcastEvent(new CancelCheckpointMarker(3), false);
+            assertFalse(gate.getPriorityEventAvailableFuture().isDone(), "no priority event yet");
+            CheckpointBarrier barrier = new CheckpointBarrier(4, 0,
+                    CheckpointOptions.forCheckpointWithDefaultLocation());
+            writer.broadcastEvent(new EventAnnouncement(barrier, 11), true);
+
+            // Flink's checkpointed gate polls from a mail once this completes and insists on a priority event.
+            gate.getPriorityEventAvailableFuture().get(WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
+            BufferOrEvent first = gate.pollNext().orElseThrow();
+            assertTrue(first.isEvent() && first.hasPriority(), "first comes the priority event: " + first);
+            assertFalse(first.morePriorityEvents());
+            EventAnnouncement announcement = assertInstanceOf(EventAnnouncement.class, first.getEvent());
+            assertEquals(11, announcement.getSequenceNumber());
+            assertEquals(4, ((CheckpointBarrier) announcement.getAnnouncedEvent()).getId());
+            assertFalse(gate.getPriorityEventAvailableFuture().isDone(), "the only priority event was taken");
+
+            List<Integer> records = new ArrayList<>();
+            AbstractEvent next = readUntilEvent(gate, records);
+            assertEquals(List.of(0, 1, 2, 3, 4), records, "then the records queued before it, in order");
+            assertInstanceOf(CancelCheckpointMarker.class, next, "an ordinary event keeps its place");
+            writer.finish();
+            writer.close();
+            gate.close();
+            assertFalse(gate.getPriorityEventAvailableFuture().isDone(),
+                    "a closed gate has no priority event for Flink's priority mail to poll");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"in-process", "nio"})
+    void gateReadingDifferentSubpartitionIndexes_readsThemAsAUnion_underFlinksChannelNumbers(String link)
+            throws Exception {
+        try (Pair pair = new Pair(link)) {
+            SluiceResultPartitionWriter a = pair.writer(2);
+            SluiceResultPartitionWriter b = pair.writer(2);
+            SluiceResultPartitionWriter c = pair.writer(2);
+            // Flink channel 0 reads a[1], channel 1 reads b[0], channel 2 reads c[1]: two Sluice gates, one union.
+            SluiceInputGate gate = pair.gate(new SluiceResultPartitionWriter[] {a, b, c}, new int[] {1, 0, 1}, 2);
+            assertEquals(List.of(new InputChannelInfo(2, 0), new InputChannelInfo(2, 1), new InputChannelInfo(2, 2)),
+                    gate.getChannelInfos());
+            assertTrue(gate.getChannel(1).getConsumedSubpartitionIndexSet().contains(0));
+            assertTrue(gate.getChannel(2).getConsumedSubpartitionIndexSet().contains(1));
+            a.emitRecord(flinkRecord(100), 1);
+            a.emitRecord(flinkRecord(-1), 0);
+            b.emitRecord(flinkRecord(200), 0);
+            b.emitRecord(flinkRecord(-2), 1);
+            c.emitRecord(flinkRecord(300), 1);
+            b.broadcastEvent(new CheckpointBarrier(9, 0, CheckpointOptions.forCheckpointWithDefaultLocation()),
+                    false);
+            b.emitRecord(flinkRecord(201), 0);
+            for (SluiceResultPartitionWriter writer : List.of(a, b, c)) {
+                writer.flushAll();
+            }
+
+            Map<Integer, List<Integer>> byChannel = new TreeMap<>();
+            BufferOrEvent barrier = null;
+            while (barrier == null || byChannel.size() < 3) {
+                BufferOrEvent next = pollWithin(gate);
+                if (next.isEvent()) {
+                    barrier = next;
+                } else {
+                    byChannel.computeIfAbsent(next.getChannelInfo().getInputChannelIdx(), k -> new ArrayList<>())
+                            .addAll(records(next));
+                }
+            }
+            assertEquals(Map.of(0, List.of(100), 1, List.of(200), 2, List.of(300)), byChannel,
+                    "each channel got its own subpartition, under Flink's channel number");
+            assertInstanceOf(CheckpointBarrier.class, barrier.getEvent());
+            assertEquals(new InputChannelInfo(2, 1), barrier.getChannelInfo());
+            Thread.sleep(HOLD_BACK_CHECK_MILLIS);
+            assertTrue(gate.pollNext().isEmpty(), "channel 1 is blocked by its barrier");
+
+            gate.resumeConsumption(new InputChannelInfo(2, 1));
+            BufferOrEvent resumed = pollWithin(gate);
+            assertEquals(new InputChannelInfo(2, 1), resumed.getChannelInfo());
+            assertEquals(List.of(201), records(resumed));
+            for (SluiceResultPartitionWriter writer : List.of(a, b, c)) {
+                writer.finish();
+            }
+            int ends = 0;
+            while (!gate.isFinished()) {
+                BufferOrEvent next = pollWithin(gate);
+                assertInstanceOf(EndOfPartitionEvent.class, next.getEvent());
+                ends++;
+            }
+            assertEquals(3, ends, "one end of partition per channel");
+            for (SluiceResultPartitionWriter writer : List.of(a, b, c)) {
+                writer.close();
+            }
+            gate.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"in-process", "nio"})
+    void flinkTaskEvent_sentByTheConsumer_reachesTheProducersTaskEventDispatcher(String link) throws Exception {
+        try (Pair pair = new Pair(link)) {
+            TaskEventDispatcher dispatcher = new TaskEventDispatcher();
+            SluiceResultPartitionWriter writer = pair.writer(1, dispatcher);
+            CompletableFuture<TaskEvent> received = new CompletableFuture<>();
+            dispatcher.registerPartition(writer.getPartitionId());
+            dispatcher.subscribeToEvent(writer.getPartitionId(), received::complete, NumberedTaskEvent.class);
+            SluiceInputGate gate = pair.gate(writer, 0, 0);
+
+            gate.sendTaskEvent(new NumberedTaskEvent(4711));
+
+            TaskEvent event = received.get(WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
+            assertEquals(4711, assertInstanceOf(NumberedTaskEvent.class, event).number);
+            writer.finish();
+            writer.close();
+            gate.close();
+        }
+    }
+
+    /** A task event of a user's own class, as iterative jobs send them: travels by class name and its bytes. */
+    public static final class NumberedTaskEvent extends TaskEvent {
+
+        private long number;
+
+        /** For Flink's event serializer. */
+        public NumberedTaskEvent() {
+        }
+
+        NumberedTaskEvent(long number) {
+            this.number = number;
+        }
+
+        @Override
+        public void write(DataOutputView out) throws IOException {
+            out.writeLong(number);
+        }
+
+        @Override
+        public void read(DataInputView in) throws IOException {
+            number = in.readLong();
+        }
+    }
+
+    /** The next buffer or event, waiting for the gate within the limit. */
+    private static BufferOrEvent pollWithin(SluiceInputGate gate) throws Exception {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        while (System.nanoTime() < deadline) {
+            gate.getAvailableFuture().get(WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
+            Optional<BufferOrEvent> next = gate.pollNext();
+            if (next.isPresent()) {
+                return next.get();
+            }
+        }
+        throw new AssertionError("nothing from " + gate + " within the limit");
+    }
+
+    /** The records of a buffer in Flink's framing; recycles it. */
+    private static List<Integer> records(BufferOrEvent bufferOrEvent) {
+        List<Integer> records = new ArrayList<>();
+        Buffer buffer = bufferOrEvent.getBuffer();
+        try {
+            ByteBuffer bytes = buffer.getNioBufferReadable();
+            while (bytes.hasRemaining()) {
+                assertEquals(Integer.BYTES, bytes.getInt(), "Flink's framing: length, then the record");
+                records.add(bytes.getInt());
+            }
+        } finally {
+            buffer.recycleBuffer();
+        }
+        return records;
+    }
+
     /** Reads until an event, adding the records of the buffers before it; returns the event. */
     private static AbstractEvent readUntilEvent(SluiceInputGate gate, List<Integer> records) throws Exception {
         long deadline = System.nanoTime() + WAIT_NANOS;
@@ -172,16 +359,7 @@ class SluiceAdapterTest {
         if (next.get().isEvent()) {
             return Optional.of(next.get().getEvent());
         }
-        Buffer buffer = next.get().getBuffer();
-        try {
-            ByteBuffer bytes = buffer.getNioBufferReadable();
-            while (bytes.hasRemaining()) {
-                assertEquals(Integer.BYTES, bytes.getInt(), "Flink's framing: length, then the record");
-                records.add(bytes.getInt());
-            }
-        } finally {
-            buffer.recycleBuffer();
-        }
+        records.addAll(records(next.get()));
         return Optional.empty();
     }
 
@@ -199,7 +377,7 @@ class SluiceAdapterTest {
         private final ShuffleMaster master;
         private final ShuffleEnvironment producer;
         private final ShuffleEnvironment consumer;
-        private ShuffleDescriptor lastDescriptor;
+        private final Map<SluiceResultPartitionWriter, ShuffleDescriptor> descriptors = new HashMap<>();
 
         Pair(String link) throws Exception {
             ShuffleConfig config = ShuffleConfig.empty()
@@ -222,36 +400,56 @@ class SluiceAdapterTest {
         }
 
         SluiceResultPartitionWriter writer(int subpartitions) throws Exception {
+            return writer(subpartitions, new TaskEventDispatcher());
+        }
+
+        /** A set-up writer whose consumers' task events go to {@code dispatcher}. */
+        SluiceResultPartitionWriter writer(int subpartitions, TaskEventDispatcher dispatcher) throws Exception {
             ResultPartitionID flinkId = new ResultPartitionID(new IntermediateResultPartitionID(),
                     ExecutionAttemptID.randomId());
-            lastDescriptor = master.registerPartitionWithProducer(
+            ShuffleDescriptor descriptor = master.registerPartitionWithProducer(
                     new io.sluice.api.PartitionDescriptor(PartitionIds.toSluice(flinkId),
                             PartitionType.PIPELINED_BOUNDED, subpartitions, 0),
                     new ProducerDescriptor(producer.resourceId(), producer.dataAddress())).join();
             io.sluice.api.ResultPartitionWriter sluice = producer.createResultPartitionWriters("producer", List.of(
-                    new ResultPartitionDeploymentDescriptor(lastDescriptor, PartitionType.PIPELINED_BOUNDED,
+                    new ResultPartitionDeploymentDescriptor(descriptor, PartitionType.PIPELINED_BOUNDED,
                             subpartitions))).get(0);
-            SluiceResultPartitionWriter writer = new SluiceResultPartitionWriter(sluice, flinkId, "producer", 128,
-                    Runnable::run, new TaskEventDispatcher());
+            SluiceResultPartitionWriter writer = new SluiceResultPartitionWriter(sluice, flinkId, "producer", 128, false,
+                    Runnable::run, dispatcher);
             writer.setup();
+            descriptors.put(writer, descriptor);
             return writer;
         }
 
-        /** A gate reading {@code subpartition} of the last writer's partition, requested as StreamTask does. */
-        SluiceInputGate gate(SluiceResultPartitionWriter writer, int subpartition, int gateIndex) throws Exception {
-            io.sluice.api.InputGate sluice = consumer.createInputGates("consumer", List.of(
-                    new InputGateDeploymentDescriptor(subpartition, List.of(lastDescriptor)))).get(0);
+        /**
+         * A gate whose Flink channel {@code i} reads subpartition {@code subpartitions[i]} of {@code writers[i]}'s
+         * partition, built as the environment builds it ({@link SubpartitionGroups}) and requested as StreamTask
+         * does.
+         */
+        SluiceInputGate gate(SluiceResultPartitionWriter[] writers, int[] subpartitions, int gateIndex)
+                throws Exception {
+            ShuffleDescriptor[] channels = new ShuffleDescriptor[writers.length];
+            ResultPartitionID[] flinkIds = new ResultPartitionID[writers.length];
+            for (int i = 0; i < writers.length; i++) {
+                channels[i] = descriptors.get(writers[i]);
+                flinkIds[i] = writers[i].getPartitionId();
+            }
+            SubpartitionGroups groups = SubpartitionGroups.of(subpartitions, channels);
             SluiceInputGate gate = new SluiceInputGate("consumer", gateIndex, ResultPartitionType.PIPELINED_BOUNDED,
-                    sluice, new int[] {0}, new int[] {subpartition},
+                    groups.createGate(consumer, "consumer"), groups.toSluiceChannel(), subpartitions,
                     FlinkChannelStandIns.create("consumer", gateIndex, new IntermediateDataSetID(),
-                            ResultPartitionType.PIPELINED_BOUNDED,
-                            new ResultPartitionID[] {writer.getPartitionId()}, new int[] {subpartition}),
+                            ResultPartitionType.PIPELINED_BOUNDED, flinkIds, subpartitions),
                     new SimpleCounter());
             gate.setup();
             gate.finishReadRecoveredState();
             assertTrue(gate.getStateConsumedFuture().isDone());
             gate.requestPartitions();
             return gate;
+        }
+
+        /** A gate reading {@code subpartition} of {@code writer}'s partition, requested as StreamTask does. */
+        SluiceInputGate gate(SluiceResultPartitionWriter writer, int subpartition, int gateIndex) throws Exception {
+            return gate(new SluiceResultPartitionWriter[] {writer}, new int[] {subpartition}, gateIndex);
         }
 
         @Override

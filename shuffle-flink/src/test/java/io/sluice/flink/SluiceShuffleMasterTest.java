@@ -1,6 +1,7 @@
 package io.sluice.flink;
 
 import io.sluice.api.ShuffleConfig;
+import io.sluice.netty.NettyShuffleDescriptor;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
@@ -11,6 +12,8 @@ import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
 import org.apache.flink.runtime.shuffle.PartitionDescriptor;
 import org.apache.flink.runtime.shuffle.ProducerDescriptor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.net.InetAddress;
 import java.util.Optional;
@@ -46,18 +49,50 @@ class SluiceShuffleMasterTest {
         }
     }
 
-    @Test
-    void blockingPartition_failsItsRegistration_namingThePartitionType() {
+    @ParameterizedTest
+    @EnumSource(value = ResultPartitionType.class, names = {"BLOCKING", "BLOCKING_PERSISTENT"})
+    void blockingPartition_isRegisteredWithSluice_andStoresItsFilesOnTheProducer(ResultPartitionType type)
+            throws Exception {
+        try (SluiceShuffleMaster master = new SluiceShuffleMaster(ShuffleConfig.empty())) {
+            SluiceShuffleDescriptor descriptor =
+                    master.registerPartitionWithProducer(new JobID(), partition(type), producer).get();
+
+            assertEquals(Optional.of(producerTaskManager), descriptor.storesLocalResourcesOn());
+            assertEquals(io.sluice.api.PartitionType.BLOCKING, PartitionTypes.toSluice(type, "p", "r"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ResultPartitionType.class, names = {"HYBRID_FULL", "HYBRID_SELECTIVE", "PIPELINED_APPROXIMATE"})
+    void hybridPartition_failsItsRegistration_namingThePartitionTypeAndTheOption(ResultPartitionType type) {
         try (SluiceShuffleMaster master = new SluiceShuffleMaster(ShuffleConfig.empty())) {
             CompletableFuture<SluiceShuffleDescriptor> registration = master.registerPartitionWithProducer(
-                    new JobID(), partition(ResultPartitionType.BLOCKING), producer);
+                    new JobID(), partition(type), producer);
 
             ExecutionException failure = assertThrows(ExecutionException.class, registration::get);
             assertInstanceOf(UnsupportedPartitionTypeException.class, failure.getCause());
-            assertTrue(failure.getCause().getMessage().contains("is BLOCKING"), failure.getCause().getMessage());
-            assertTrue(failure.getCause().getMessage().contains("execution.runtime-mode: STREAMING"),
+            assertTrue(failure.getCause().getMessage().contains("is " + type), failure.getCause().getMessage());
+            assertTrue(failure.getCause().getMessage().contains("execution.batch-shuffle-mode: ALL_EXCHANGES_BLOCKING"),
                     failure.getCause().getMessage());
         }
+    }
+
+    @Test
+    void partitionsOfOneIntermediateResult_shareAConnection_andDifferentResultsUseTheirOwn() throws Exception {
+        try (SluiceShuffleMaster master = new SluiceShuffleMaster(ShuffleConfig.empty())) {
+            IntermediateDataSetID result = new IntermediateDataSetID();
+            int first = connectionIndexOf(master, partition(result));
+            int second = connectionIndexOf(master, partition(result));
+            int other = connectionIndexOf(master, partition(new IntermediateDataSetID()));
+
+            assertEquals(first, second, "one connection per intermediate result, as on Flink's own shuffle");
+            assertNotEquals(first, other, "another result goes over a connection of its own");
+        }
+    }
+
+    private int connectionIndexOf(SluiceShuffleMaster master, PartitionDescriptor partition) throws Exception {
+        SluiceShuffleDescriptor descriptor = master.registerPartitionWithProducer(new JobID(), partition, producer).get();
+        return assertInstanceOf(NettyShuffleDescriptor.class, descriptor.sluiceDescriptor()).connectionIndex();
     }
 
     @Test
@@ -74,5 +109,10 @@ class SluiceShuffleMasterTest {
     private static PartitionDescriptor partition(ResultPartitionType type) {
         return new PartitionDescriptor(new IntermediateDataSetID(), 4, new IntermediateResultPartitionID(), type, 4,
                 0, false, true, false);
+    }
+
+    private static PartitionDescriptor partition(IntermediateDataSetID result) {
+        return new PartitionDescriptor(result, 4, new IntermediateResultPartitionID(),
+                ResultPartitionType.PIPELINED_BOUNDED, 4, 0, false, true, false);
     }
 }

@@ -1,5 +1,7 @@
 package io.sluice.netty;
 
+import io.sluice.api.ConnectionMetrics;
+import io.sluice.api.GateMetrics;
 import io.sluice.api.InputGate;
 import io.sluice.api.InputGateDeploymentDescriptor;
 import io.sluice.api.InsufficientBuffersException;
@@ -15,6 +17,7 @@ import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
@@ -43,6 +46,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +87,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     private State state = State.CREATED; // guarded by lock
     private final Set<RegisteredPartition> writers = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
     private final Set<SingleInputGate> gates = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
+    /** Follow the writers and gates (the Micrometer binding); called with no lock held. */
+    private final List<EnvironmentListener> listeners = new CopyOnWriteArrayList<>();
     /** The metrics once closed and every segment came back (the pool is then freed and reads 0). */
     private ShuffleMetrics finalMetrics; // guarded by lock
 
@@ -109,9 +115,14 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.notifications = NotificationExecutor.create(context.resourceId().value());
         this.connectionManager = new ConnectionManager(context, config, partitionManager, tls, pipelineHook);
+        this.partitionManager.setReleaseObserver(this::onPartitionReleased);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager,
                 connectionManager.metrics()::onBufferReceived);
+        if (context.localCommunicationOnly()) {
+            // No data port for a shuffle master to send releases to: it finds this environment in the JVM.
+            InProcessEnvironments.add(this);
+        }
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
                 config.numberOfSegments(), config.segmentSize(),
                 context.localCommunicationOnly() ? "none (local communication only)" : config.transport());
@@ -168,6 +179,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                 writers.add((RegisteredPartition) writer);
             }
         }
+        for (EnvironmentListener listener : listeners) {
+            for (ResultPartitionWriter writer : created) {
+                listener.writerAdded(writer);
+            }
+        }
         return created;
     }
 
@@ -192,6 +208,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             checkOpen();
             for (InputGate gate : created) {
                 gates.add((SingleInputGate) gate);
+            }
+        }
+        for (EnvironmentListener listener : listeners) {
+            for (InputGate gate : created) {
+                listener.gateAdded(gate);
             }
         }
         return created;
@@ -232,11 +253,36 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     }
 
     private ShuffleMetrics currentMetrics() {
+        List<ResultPartitionWriter> liveWriters = new ArrayList<>();
+        List<InputGate> liveGates;
+        synchronized (lock) {
+            for (RegisteredPartition writer : writers) {
+                if (!writer.isReleased()) {
+                    liveWriters.add((ResultPartitionWriter) writer);
+                }
+            }
+            liveGates = new ArrayList<>(gates);
+        }
+        // Each snapshot outside the environment's lock: it takes the writer's or gate's own locks for a moment.
+        List<WriterMetrics> writerMetrics = new ArrayList<>(liveWriters.size());
+        for (ResultPartitionWriter writer : liveWriters) {
+            writerMetrics.add(writer.metrics());
+        }
+        List<GateMetrics> gateMetrics = new ArrayList<>(liveGates.size());
+        for (InputGate gate : liveGates) {
+            gateMetrics.add(gate.metrics());
+        }
         TransportMetrics transport = connectionManager.metrics();
         return new ShuffleMetrics(networkBufferPool.getTotalNumberOfMemorySegments(),
                 networkBufferPool.getNumberOfAvailableMemorySegments(), transport.bytesSent(),
                 transport.bytesReceived(), transport.buffersSent(), transport.buffersReceived(),
-                connectionManager.openConnections());
+                connectionManager.openConnections(), writerMetrics, gateMetrics, connectionManager.connectionMetrics());
+    }
+
+    /** {@inheritDoc} Reads each connection's counters; takes no lock. */
+    @Override
+    public List<ConnectionMetrics> connectionMetrics() {
+        return connectionManager.connectionMetrics();
     }
 
     @Override
@@ -253,6 +299,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             writers.clear();
             gates.clear();
         }
+        InProcessEnvironments.remove(this);
         // No partition registers from now on: a late setup() fails with a ShuffleException instead of meeting the
         // transport's terminated event loops.
         partitionManager.refuseRegistrations();
@@ -293,6 +340,9 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             LOG.info("Shuffle environment {} closed with {} of {} segments still in use; they return when their "
                     + "buffers are recycled", context.resourceId(), missing, atClose.totalSegments());
         }
+        for (EnvironmentListener listener : listeners) {
+            listener.environmentClosed();
+        }
         LOG.info("Closed shuffle environment {}", context.resourceId());
     }
 
@@ -323,6 +373,40 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         synchronized (lock) {
             gates.remove(gate);
         }
+        for (EnvironmentListener listener : listeners) {
+            listener.gateRemoved(gate);
+        }
+    }
+
+    private void onPartitionReleased(RegisteredPartition partition) {
+        if (partition instanceof ResultPartitionWriter writer) {
+            for (EnvironmentListener listener : listeners) {
+                listener.writerRemoved(writer);
+            }
+        }
+    }
+
+    /**
+     * Adds a listener and returns the writers (not released) and gates (not closed) alive now; a writer or gate
+     * created meanwhile may be both in the result and reported to the listener.
+     */
+    List<Object> addListener(EnvironmentListener listener) {
+        listeners.add(listener);
+        List<Object> alive = new ArrayList<>();
+        synchronized (lock) {
+            for (RegisteredPartition writer : writers) {
+                if (!writer.isReleased()) {
+                    alive.add(writer);
+                }
+            }
+            alive.addAll(gates);
+        }
+        return alive;
+    }
+
+    /** Removes a listener added with {@link #addListener}. */
+    void removeListener(EnvironmentListener listener) {
+        listeners.remove(listener);
     }
 
     private void checkOpen() {

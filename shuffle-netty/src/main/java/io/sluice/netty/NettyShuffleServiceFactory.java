@@ -33,7 +33,7 @@ public final class NettyShuffleServiceFactory implements ShuffleServiceFactory {
 
     @Override
     public ShuffleMaster createShuffleMaster(ShuffleConfig config) {
-        return new NettyShuffleMaster();
+        return new NettyShuffleMaster(config, openSsl);
     }
 
     /**

@@ -100,7 +100,7 @@ final class BlockingRun {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            MeasuredRun.Outcome none = new MeasuredRun.Outcome(e, 0, MemoryPeak.NONE, 0, SoakReport.NONE);
+            MeasuredRun.Outcome none = new MeasuredRun.Outcome(e, 0, MemoryPeak.NONE, 0, SoakReport.NONE, FlowSummary.NONE);
             return summary(0, 0, none, none, 0, null, e);
         }
     }
@@ -133,7 +133,17 @@ final class BlockingRun {
         return new RunSummary(Command.RUN.word(), shape, options.producers(), options.consumers(),
                 options.workload().sizes().toString(), bytes, records, write.wallNanos() + read.wallNanos(),
                 LatencySummary.NONE, memory, write.buffersNotReturned() + read.buffersNotReturned(),
-                failure == null ? null : MeasuredRun.describe(failure));
+                failure == null ? null : MeasuredRun.describe(failure), SoakReport.NONE, bothPhases(write, read));
+    }
+
+    /** The write phase's flow samples, then the read phase's (each phase's elapsed time starts at 0). */
+    private static FlowSummary bothPhases(MeasuredRun.Outcome write, MeasuredRun.Outcome read) {
+        if (write == read) {
+            return write.flow();
+        }
+        List<FlowSample> samples = new ArrayList<>(write.flow().samples());
+        samples.addAll(read.flow().samples());
+        return new FlowSummary(samples);
     }
 
     private static MemoryPeak larger(MemoryPeak a, MemoryPeak b) {

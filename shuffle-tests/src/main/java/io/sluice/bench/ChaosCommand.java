@@ -61,7 +61,7 @@ final class ChaosCommand {
             err.print(usage());
             return Main.EXIT_USAGE;
         }
-        NettyLeaks.installParanoid();
+        NettyLeaks.installForCommandLine();
         if (single != null) {
             ChaosResult result = new ChaosRun(single).execute();
             List<String> leaks = NettyLeaks.collectLeaks();

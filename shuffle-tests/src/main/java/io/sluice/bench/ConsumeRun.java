@@ -67,13 +67,13 @@ final class ConsumeRun {
                 // Timestamps are System.nanoTime() of the producer: comparable on one host only.
                 LatencySummary latency = isThisHost(producerAddress.getAddress()) ? consumerSide.latency() : LatencySummary.NONE;
                 return summary(consumerSide.bytes(), consumerSide.records(), outcome.wallNanos(), latency,
-                        outcome.memory(), outcome.buffersNotReturned(), outcome.failure(), outcome.soak());
+                        outcome.memory(), outcome.buffersNotReturned(), outcome.failure(), outcome.soak(), outcome.flow());
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            return summary(0, 0, 0, LatencySummary.NONE, MemoryPeak.NONE, 0, e, SoakReport.NONE);
+            return summary(0, 0, 0, LatencySummary.NONE, MemoryPeak.NONE, 0, e, SoakReport.NONE, FlowSummary.NONE);
         }
     }
 
@@ -82,12 +82,12 @@ final class ConsumeRun {
     }
 
     private RunSummary summary(long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
-                               int notReturned, Throwable failure, SoakReport soak) {
+                               int notReturned, Throwable failure, SoakReport soak, FlowSummary flow) {
         ServeTicket ticket = options.ticket();
         String shape = ticket.partitions().size() + " partitions x " + ticket.subpartitions() + " consumers from "
                 + ticket.host() + ":" + ticket.port() + ", transport " + options.shuffleConfig().get(ShuffleOptions.NETTY_TRANSPORT);
         return new RunSummary(Command.CONSUME.word(), shape, ticket.partitions().size(), ticket.subpartitions(), "-",
                 bytes, records, wallNanos, latency, memory, notReturned,
-                failure == null ? null : MeasuredRun.describe(failure), soak);
+                failure == null ? null : MeasuredRun.describe(failure), soak, flow);
     }
 }

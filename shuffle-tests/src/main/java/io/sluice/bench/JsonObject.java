@@ -50,9 +50,23 @@ final class JsonObject {
 
     /** @return this, with a decimal member: 6 significant digits, plain notation, no trailing zeros */
     JsonObject put(String name, double value) {
-        BigDecimal rounded = new BigDecimal(value).round(SIGNIFICANT_DIGITS).stripTrailingZeros();
-        name(name).append(rounded.signum() == 0 ? "0" : rounded.toPlainString());
+        name(name).append(decimal(value));
         return this;
+    }
+
+    /** @return this, with an array of decimals, each written as {@link #put(String, double)} writes one */
+    JsonObject put(String name, double[] values) {
+        StringBuilder text = name(name).append('[');
+        for (int i = 0; i < values.length; i++) {
+            text.append(i == 0 ? "" : ",").append(decimal(values[i]));
+        }
+        text.append(']');
+        return this;
+    }
+
+    private static String decimal(double value) {
+        BigDecimal rounded = new BigDecimal(value).round(SIGNIFICANT_DIGITS).stripTrailingZeros();
+        return rounded.signum() == 0 ? "0" : rounded.toPlainString();
     }
 
     /** @return this, with a nested object member */

@@ -75,21 +75,21 @@ final class LocalRun {
                 tasks.addAll(producerSide.tasks());
                 MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, environments, tasks, consumerSide::bytes, null);
                 return summary(consumerSide.bytes(), consumerSide.records(), outcome.wallNanos(), consumerSide.latency(),
-                        outcome.memory(), outcome.buffersNotReturned(), outcome.failure(), outcome.soak());
+                        outcome.memory(), outcome.buffersNotReturned(), outcome.failure(), outcome.soak(), outcome.flow());
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            return summary(0, 0, 0, LatencySummary.NONE, MemoryPeak.NONE, 0, e, SoakReport.NONE);
+            return summary(0, 0, 0, LatencySummary.NONE, MemoryPeak.NONE, 0, e, SoakReport.NONE, FlowSummary.NONE);
         }
     }
 
     private RunSummary summary(long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
-                               int notReturned, Throwable failure, SoakReport soak) {
+                               int notReturned, Throwable failure, SoakReport soak, FlowSummary flow) {
         return new RunSummary(Command.RUN.word(), shape(), options.producers(), options.consumers(),
                 options.workload().sizes().toString(), bytes, records, wallNanos, latency, memory, notReturned,
-                failure == null ? null : MeasuredRun.describe(failure), soak);
+                failure == null ? null : MeasuredRun.describe(failure), soak, flow);
     }
 
     private String shape() {

@@ -32,8 +32,10 @@ final class MeasuredRun {
      * @param memory the memory peaks
      * @param buffersNotReturned network buffers still in use after everything closed
      * @param soak the soak samples taken during the run
+     * @param flow the backpressure and pool usage samples taken during the run
      */
-    record Outcome(Throwable failure, long wallNanos, MemoryPeak memory, int buffersNotReturned, SoakReport soak) {
+    record Outcome(Throwable failure, long wallNanos, MemoryPeak memory, int buffersNotReturned, SoakReport soak,
+                   FlowSummary flow) {
     }
 
     /** Releases after the last close may finish on other threads; this long they may take. */
@@ -60,7 +62,8 @@ final class MeasuredRun {
         long deadline = start + options.timeout().toNanos();
         ProgressPrinter printer = new ProgressPrinter(err, options.progress().resolve(), bytesDone, options.workload(), start);
         SoakRecorder soak = new SoakRecorder(new ResourceSampler(environments), err, start, options.sampleInterval());
-        RunMonitor monitor = new RunMonitor(printer, new MemorySampler(environments.all(), segmentSize), soak);
+        RunMonitor monitor = new RunMonitor(printer, new MemorySampler(environments.all(), segmentSize), soak,
+                new FlowSampler(environments.all(), start));
         TaskGroup group = new TaskGroup(tasks);
         Throwable failure;
         long end;
@@ -79,7 +82,7 @@ final class MeasuredRun {
             failure = new IllegalStateException(notReturned + " network buffers still in use after every writer and gate"
                     + " closed and every partition was consumed (" + environments.describeSegmentsInUse() + ")");
         }
-        return new Outcome(failure, end - start, monitor.peak(), notReturned, monitor.soak());
+        return new Outcome(failure, end - start, monitor.peak(), notReturned, monitor.soak(), monitor.flow());
     }
 
     /**

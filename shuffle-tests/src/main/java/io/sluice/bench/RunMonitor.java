@@ -19,6 +19,7 @@ final class RunMonitor implements AutoCloseable {
     private final ProgressPrinter printer;
     private final MemorySampler sampler;
     private final SoakRecorder soak;
+    private final FlowSampler flow;
     private final List<ScheduledFuture<?>> jobs = new ArrayList<>();
 
     /**
@@ -29,15 +30,29 @@ final class RunMonitor implements AutoCloseable {
      * @param soak the soak recorder, sampled every {@link SoakRecorder#interval()}, first one interval after the start
      */
     RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak) {
+        this(printer, sampler, soak, null);
+    }
+
+    /**
+     * Starts the monitor thread, also sampling the flow (backpressure, pool usage).
+     *
+     * @param flow the flow sampler, sampled every {@link FlowSampler#INTERVAL_MILLIS} ms; or null for none
+     */
+    RunMonitor(ProgressPrinter printer, MemorySampler sampler, SoakRecorder soak, FlowSampler flow) {
         this.printer = printer;
         this.sampler = sampler;
         this.soak = soak;
+        this.flow = flow;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "sluice-bench-monitor");
             thread.setDaemon(true);
             return thread;
         });
         jobs.add(scheduler.scheduleAtFixedRate(sampler::sample, 0, MemorySampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
+        if (flow != null) {
+            jobs.add(scheduler.scheduleAtFixedRate(flow::sample, FlowSampler.INTERVAL_MILLIS,
+                    FlowSampler.INTERVAL_MILLIS, TimeUnit.MILLISECONDS));
+        }
         long soakMillis = soak.interval().toMillis();
         jobs.add(scheduler.scheduleAtFixedRate(soak::sample, soakMillis, soakMillis, TimeUnit.MILLISECONDS));
         if (printer.interval() != null) {
@@ -49,6 +64,11 @@ final class RunMonitor implements AutoCloseable {
     /** @return the memory peaks; call after {@link #close()} */
     MemoryPeak peak() {
         return sampler.peak();
+    }
+
+    /** @return the flow samples with their means and peaks; call after {@link #close()} */
+    FlowSummary flow() {
+        return flow == null ? FlowSummary.NONE : flow.summary();
     }
 
     /** @return the soak series; call after {@link #close()} */
@@ -80,7 +100,10 @@ final class RunMonitor implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while stopping the monitor thread", e);
         }
-        sampler.sample(); // the main thread now owns the sampler: the scheduler has terminated
+        sampler.sample(); // the main thread now owns the samplers: the scheduler has terminated
+        if (flow != null) {
+            flow.sample();
+        }
         printer.finish();
     }
 }

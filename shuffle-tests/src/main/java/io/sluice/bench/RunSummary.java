@@ -16,10 +16,19 @@ package io.sluice.bench;
  * @param buffersNotReturned network buffers still in use after everything closed (a leak when above 0)
  * @param failure why the run failed, or null when it passed
  * @param soak the soak samples ({@link SoakReport#NONE} when none were taken)
+ * @param flow the backpressure and pool usage samples ({@link FlowSummary#NONE} when none were taken)
  */
 record RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
                   long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
-                  int buffersNotReturned, String failure, SoakReport soak) {
+                  int buffersNotReturned, String failure, SoakReport soak, FlowSummary flow) {
+
+    /** A summary without flow samples. */
+    RunSummary(String command, String shape, int producers, int consumers, String recordSizes,
+               long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
+               int buffersNotReturned, String failure, SoakReport soak) {
+        this(command, shape, producers, consumers, recordSizes, bytes, records, wallNanos, latency, memory,
+                buffersNotReturned, failure, soak, FlowSummary.NONE);
+    }
 
     /** A summary without soak samples. */
     RunSummary(String command, String shape, int producers, int consumers, String recordSizes,

@@ -75,13 +75,13 @@ final class ServeRun {
                 MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, environments, producerSide.tasks(),
                         producerSide::bytes, deadline -> awaitConsumed(environment, deadline));
                 return summary(producerSide.bytes(), producerSide.records(), outcome.wallNanos(), outcome.memory(),
-                        outcome.buffersNotReturned(), outcome.failure(), outcome.soak());
+                        outcome.buffersNotReturned(), outcome.failure(), outcome.soak(), outcome.flow());
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            return summary(0, 0, 0, MemoryPeak.NONE, 0, e, SoakReport.NONE);
+            return summary(0, 0, 0, MemoryPeak.NONE, 0, e, SoakReport.NONE, FlowSummary.NONE);
         }
     }
 
@@ -112,11 +112,11 @@ final class ServeRun {
     }
 
     private RunSummary summary(long bytes, long records, long wallNanos, MemoryPeak memory, int notReturned,
-                               Throwable failure, SoakReport soak) {
+                               Throwable failure, SoakReport soak, FlowSummary flow) {
         String shape = options.producers() + " producers x " + options.consumers() + " subpartitions, bound to "
                 + options.bindAddress() + ", transport " + options.shuffleConfig().get(ShuffleOptions.NETTY_TRANSPORT);
         return new RunSummary(Command.SERVE.word(), shape, options.producers(), options.consumers(),
                 options.workload().sizes().toString(), bytes, records, wallNanos, LatencySummary.NONE, memory, notReturned,
-                failure == null ? null : MeasuredRun.describe(failure), soak);
+                failure == null ? null : MeasuredRun.describe(failure), soak, flow);
     }
 }

@@ -1,5 +1,7 @@
 package io.sluice.bench;
 
+import java.util.List;
+
 /**
  * Prints a {@link RunSummary} as one line of JSON for scripts. Times in seconds or microseconds,
  * sizes in bytes, rates per second. Stateless; any thread.
@@ -48,10 +50,52 @@ final class SummaryJson {
                         .put("directPeakBytes", memory.directPeakBytes())
                         .put("processPeakRssBytes", memory.processPeakRssBytes()))
                 .put("buffersNotReturned", summary.buffersNotReturned());
+        if (!summary.flow().samples().isEmpty()) {
+            json.put("flow", flow(summary.flow()));
+        }
         if (!summary.soak().samples().isEmpty()) { // a run shorter than --sample-interval has no soak series
             json.put("soak", soak(summary.soak()));
         }
         return json + "\n";
+    }
+
+    /**
+     * Means and peaks of backpressure (ms per second, per writer) and pool usage (0..1), then the series, one array
+     * per quantity, index i of each from sample i.
+     */
+    private static JsonObject flow(FlowSummary flow) {
+        List<FlowSample> samples = flow.samples();
+        long[] elapsedMillis = new long[samples.size()];
+        double[] backpressure = new double[samples.size()];
+        double[] outputUsage = new double[samples.size()];
+        double[] inputUsage = new double[samples.size()];
+        long[] queued = new long[samples.size()];
+        double[] waiting = new double[samples.size()];
+        for (int i = 0; i < samples.size(); i++) {
+            FlowSample sample = samples.get(i);
+            elapsedMillis[i] = Math.round(sample.elapsedNanos() / 1e6);
+            backpressure[i] = sample.backpressuredMsPerSecond();
+            outputUsage[i] = sample.outputPoolUsage();
+            inputUsage[i] = sample.inputPoolUsage();
+            queued[i] = sample.queuedInputBuffers();
+            waiting[i] = sample.waitingForDataMsPerSecond();
+        }
+        return new JsonObject()
+                .put("intervalMillis", FlowSampler.INTERVAL_MILLIS)
+                .put("backpressuredMsPerSecondMean", flow.meanBackpressuredMsPerSecond())
+                .put("backpressuredMsPerSecondPeak", flow.peakBackpressuredMsPerSecond())
+                .put("outputPoolUsageMean", flow.meanOutputPoolUsage())
+                .put("outputPoolUsagePeak", flow.peakOutputPoolUsage())
+                .put("inputPoolUsageMean", flow.meanInputPoolUsage())
+                .put("inputPoolUsagePeak", flow.peakInputPoolUsage())
+                .put("waitingForDataMsPerSecondMean", flow.meanWaitingForDataMsPerSecond())
+                .put("series", new JsonObject()
+                        .put("elapsedMillis", elapsedMillis)
+                        .put("backpressuredMsPerSecond", backpressure)
+                        .put("outputPoolUsage", outputUsage)
+                        .put("inputPoolUsage", inputUsage)
+                        .put("queuedInputBuffers", queued)
+                        .put("waitingForDataMsPerSecond", waiting));
     }
 
     /** The series, one array per quantity, index i of each from sample i; then the verdict of each. */

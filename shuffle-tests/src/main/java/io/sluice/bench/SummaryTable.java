@@ -42,6 +42,18 @@ final class SummaryTable {
         if (memory.processPeakRssBytes() >= 0) {
             row(text, "process peak RSS", Units.mebibytes(memory.processPeakRssBytes()));
         }
+        FlowSummary flow = summary.flow();
+        if (!flow.samples().isEmpty()) {
+            row(text, "backpressure", String.format(java.util.Locale.ROOT,
+                    "%.0f ms/s mean per writer, peak %.0f ms/s (blocked waiting for buffers)",
+                    flow.meanBackpressuredMsPerSecond(), flow.peakBackpressuredMsPerSecond()));
+            row(text, "output pool usage", String.format(java.util.Locale.ROOT, "%.0f%% mean, peak %.0f%%",
+                    100 * flow.meanOutputPoolUsage(), 100 * flow.peakOutputPoolUsage()));
+            row(text, "input pool usage", String.format(java.util.Locale.ROOT, "%.0f%% mean, peak %.0f%%",
+                    100 * flow.meanInputPoolUsage(), 100 * flow.peakInputPoolUsage()));
+            row(text, "consumer wait", String.format(java.util.Locale.ROOT,
+                    "%.0f ms/s mean per gate (waiting for data)", flow.meanWaitingForDataMsPerSecond()));
+        }
         SoakReport soak = summary.soak();
         if (!soak.samples().isEmpty()) {
             row(text, "soak samples", soak.samples().size() + ", one every " + Units.seconds(soak.interval().toNanos()));

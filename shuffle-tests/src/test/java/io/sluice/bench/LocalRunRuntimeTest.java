@@ -35,6 +35,10 @@ class LocalRunRuntimeTest {
         assertEquals(JsonFields.number(json, "records"), JsonFields.number(json, "count"), "every record's latency is measured");
         assertEquals(0, JsonFields.number(json, "buffersNotReturned"));
         assertTrue(JsonFields.number(json, "buffersInUseAtPeak") > 0, json);
+        assertEquals(FlowSampler.INTERVAL_MILLIS, JsonFields.number(json, "intervalMillis"), "flow samples: " + json);
+        long[] elapsed = JsonFields.numbers(json, "elapsedMillis");
+        assertTrue(elapsed.length >= 1, "at least the sample at the end of the run: " + json);
+        assertEquals(elapsed.length, JsonFields.numbers(json, "queuedInputBuffers").length, json);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.sluice.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SummaryFormatTest {
@@ -70,6 +71,39 @@ class SummaryFormatTest {
                 + "\"memory\":{\"networkPeakBytes\":42991616,\"networkTotalBytes\":134217728,\"buffersInUseAtPeak\":1312,"
                 + "\"totalBuffers\":4096,\"directPeakBytes\":3145728,\"processPeakRssBytes\":314572800},"
                 + "\"buffersNotReturned\":0}\n", json);
+    }
+
+    private static RunSummary withFlow() {
+        RunSummary plain = summary("run", null);
+        FlowSummary flow = new FlowSummary(List.of(
+                new FlowSample(100_000_000L, 250, 0.5, 0.25, 12, 10, 1000),
+                new FlowSample(200_000_000L, 750, 1.0, 0.75, 30, 30, 2000)));
+        return new RunSummary(plain.command(), plain.shape(), plain.producers(), plain.consumers(), plain.recordSizes(),
+                plain.bytes(), plain.records(), plain.wallNanos(), plain.latency(), plain.memory(),
+                plain.buffersNotReturned(), plain.failure(), plain.soak(), flow);
+    }
+
+    @Test
+    void table_showsBackpressureAndPoolUsage_meanAndPeak() {
+        String table = SummaryTable.format(withFlow());
+
+        assertTrue(table.contains("  backpressure            500 ms/s mean per writer, peak 750 ms/s (blocked waiting for "
+                + "buffers)\n"
+                + "  output pool usage       75% mean, peak 100%\n"
+                + "  input pool usage        50% mean, peak 75%\n"
+                + "  consumer wait           20 ms/s mean per gate (waiting for data)\n"), table);
+    }
+
+    @Test
+    void json_holdsTheFlowMeansPeaksAndSeries() {
+        String json = SummaryJson.format(withFlow());
+
+        assertTrue(json.contains("\"flow\":{\"intervalMillis\":100,\"backpressuredMsPerSecondMean\":500,"
+                + "\"backpressuredMsPerSecondPeak\":750,\"outputPoolUsageMean\":0.75,\"outputPoolUsagePeak\":1,"
+                + "\"inputPoolUsageMean\":0.5,\"inputPoolUsagePeak\":0.75,\"waitingForDataMsPerSecondMean\":20,"
+                + "\"series\":{\"elapsedMillis\":[100,200],\"backpressuredMsPerSecond\":[250,750],"
+                + "\"outputPoolUsage\":[0.5,1],\"inputPoolUsage\":[0.25,0.75],\"queuedInputBuffers\":[12,30],"
+                + "\"waitingForDataMsPerSecond\":[10,30]}}"), json);
     }
 
     @Test

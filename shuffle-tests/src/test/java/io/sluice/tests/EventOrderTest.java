@@ -1,5 +1,7 @@
 package io.sluice.tests;
 
+import io.sluice.api.BufferOrEvent;
+import io.sluice.api.InputGate;
 import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
@@ -14,8 +16,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Events among records: a priority event overtakes the queued records, other events keep their place. */
 class EventOrderTest {
@@ -51,6 +57,41 @@ class EventOrderTest {
             for (int s = 0; s < SUBPARTITIONS; s++) {
                 assertEquals(expected, readAll(readers.get(s)), "what consumer " + s + " read, in order");
             }
+        }
+    }
+
+    @EveryLayout
+    void priorityEvent_reachesTheGateFlaggedAsPriority_beforeDataQueuedEarlier_otherElementsUnflagged(Layout layout)
+            throws Exception {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, MemoryConfig.of(64, SEGMENT_SIZE))) {
+            RegisteredPartition partition = shuffle.registerPartition(1);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            InputGate gate = shuffle.createGate("consumer", 0, partition);
+            gate.setup();
+            for (int i = 0; i < 4; i++) {
+                writer.emitRecord(record(i), 0);
+            }
+            writer.broadcastEvent(event("ordinary"), false);
+            writer.emitRecord(record(SPANNING_RECORD), 0);
+            writer.flushAll();
+            writer.broadcastEvent(event("urgent"), true);
+
+            gate.priorityEventAvailableFuture().get(30, TimeUnit.SECONDS);
+            BufferOrEvent first = gate.pollNext().orElseThrow();
+            assertTrue(first.isEvent() && first.isPriority(), "the priority event comes first, flagged: " + first);
+            assertEquals("urgent", StandardCharsets.UTF_8.decode(first.data()).toString());
+            first.recycle();
+            writer.finish();
+            int events = 0;
+            for (Optional<BufferOrEvent> next = gate.getNext(); next.isPresent(); next = gate.getNext()) {
+                assertFalse(next.get().isPriority(), "only the priority event is flagged: " + next.get());
+                events += next.get().isEvent() ? 1 : 0;
+                next.get().recycle();
+            }
+            assertEquals(1, events, "the ordinary event, unflagged");
+            gate.close();
+            writer.close();
         }
     }
 

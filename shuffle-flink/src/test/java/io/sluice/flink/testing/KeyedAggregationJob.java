@@ -4,7 +4,7 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.ReduceFunction;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.util.HashMap;
@@ -28,7 +28,7 @@ public final class KeyedAggregationJob {
      *
      * @return the stream of (key, count so far, sum so far) updates
      */
-    public static DataStream<Tuple3<Long, Long, Long>> build(StreamExecutionEnvironment env, long records, long keys,
+    public static SingleOutputStreamOperator<Tuple3<Long, Long, Long>> build(StreamExecutionEnvironment env, long records, long keys,
                                                              MapFunction<Long, Long> between) {
         return env.fromSequence(0, records - 1)
                 .map(between).name("between")

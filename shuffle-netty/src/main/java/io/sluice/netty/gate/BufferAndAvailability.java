@@ -11,6 +11,7 @@ import io.sluice.buffers.Buffer;
  * @param buffer        data or event; never null
  * @param moreAvailable the channel can hand out another element right now
  * @param backlog       the sender's backlog announced with this buffer (0 for local channels' own view)
+ * @param priority      {@code buffer} is a priority event that overtook the data queued before it
  */
-record BufferAndAvailability(Buffer buffer, boolean moreAvailable, int backlog) {
+record BufferAndAvailability(Buffer buffer, boolean moreAvailable, int backlog, boolean priority) {
 }

@@ -1,5 +1,7 @@
 package io.sluice.netty.gate;
 
+import io.sluice.buffers.LocalBufferPool;
+
 import java.io.IOException;
 
 /**
@@ -32,4 +34,9 @@ interface GateMemory {
 
     /** Returns what {@link #reserve()} took; buffers still in use come back when they are recycled. Idempotent. */
     void release();
+
+    /** The floating pool reserved for the gate's channels, or null (none, not reserved yet, or released). */
+    default LocalBufferPool floatingPool() {
+        return null;
+    }
 }

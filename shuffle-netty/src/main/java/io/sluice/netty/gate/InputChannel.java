@@ -69,6 +69,21 @@ public abstract class InputChannel {
     /** Releases everything the channel holds; idempotent; any thread. */
     abstract void releaseAllResources();
 
+    /** Buffers and events ready for the consumer and not taken yet; for metrics, any thread. */
+    int queuedBuffers() {
+        return 0;
+    }
+
+    /** Exclusive buffers of this channel that hold data now (queued, or taken and not recycled); any thread. */
+    int exclusiveBuffersInUse() {
+        return 0;
+    }
+
+    /** Floating buffers this channel borrowed and holds free for the next data; any thread. */
+    int floatingBuffersHeldFree() {
+        return 0;
+    }
+
     /** Whether {@link #releaseAllResources()} ran. */
     abstract boolean isReleased();
 

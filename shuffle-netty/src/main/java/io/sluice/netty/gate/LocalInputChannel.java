@@ -59,6 +59,13 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
         this.backoff = backoff;
     }
 
+    /** The view's backlog: finished data buffers the producer queued for this channel. */
+    @Override
+    int queuedBuffers() {
+        ResultSubpartitionView current = view;
+        return current == null || current.isReleased() ? 0 : current.getBacklog();
+    }
+
     @Override
     void requestSubpartition() {
         synchronized (requestLock) {
@@ -136,7 +143,8 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
             }
             return null;
         }
-        return new BufferAndAvailability(next.buffer(), next.isDataAvailable(), next.buffersInBacklog());
+        return new BufferAndAvailability(next.buffer(), next.isDataAvailable(), next.buffersInBacklog(),
+                next.isPriority());
     }
 
     private ProducerFailedException producerFailure(Throwable cause) {

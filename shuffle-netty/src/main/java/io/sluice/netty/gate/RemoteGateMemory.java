@@ -117,6 +117,11 @@ final class RemoteGateMemory implements GateMemory {
                 + cause.getMessage() + ")", cause);
     }
 
+    @Override
+    public synchronized LocalBufferPool floatingPool() {
+        return floatingPool;
+    }
+
     /** Never waits: a reservation in progress is cancelled and cleans up after itself. Idempotent. */
     @Override
     public void release() {

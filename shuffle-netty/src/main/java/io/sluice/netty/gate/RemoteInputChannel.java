@@ -379,9 +379,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         checkError();
         Buffer next;
         boolean more;
+        boolean priority;
         synchronized (receivedLock) {
             next = receivedPriority.poll();
-            if (next != null) {
+            priority = next != null;
+            if (priority) {
                 queuedEvents--;
             } else {
                 next = received.poll();
@@ -397,7 +399,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         if (BufferTrace.ENABLED && next.isBuffer()) {
             BufferTrace.record(BufferTrace.Hop.TAKE, id.hashCode(), -1, next.getMemorySegment());
         }
-        return new BufferAndAvailability(next, more, 0);
+        return new BufferAndAvailability(next, more, 0, priority);
     }
 
     @Override
@@ -551,10 +553,44 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
     }
 
+    /**
+     * Credit the producer knows of and may use now: free buffers on hand, minus the credit granted but not yet
+     * announced. For connection metrics; any thread.
+     */
+    public int announcedCreditOnHand() {
+        int onHand;
+        synchronized (buffersLock) {
+            onHand = released ? 0 : availableBuffersLocked();
+        }
+        return Math.max(0, onHand - unannouncedCredit.get());
+    }
+
     /** The buffers the channel wants: backlog + initial credit. */
     int requiredBuffers() {
         synchronized (buffersLock) {
             return numRequiredBuffers;
+        }
+    }
+
+    @Override
+    int queuedBuffers() {
+        synchronized (receivedLock) {
+            return received.size() + receivedPriority.size();
+        }
+    }
+
+    /** The exclusive buffers not on hand for the decoder: holding data (queued, read, or in the consumer's hands). */
+    @Override
+    int exclusiveBuffersInUse() {
+        synchronized (buffersLock) {
+            return released ? 0 : Math.max(0, initialCredit - exclusiveAvailable.size());
+        }
+    }
+
+    @Override
+    int floatingBuffersHeldFree() {
+        synchronized (buffersLock) {
+            return floatingAvailable.size();
         }
     }
 

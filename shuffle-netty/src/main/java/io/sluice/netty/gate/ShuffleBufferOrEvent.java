@@ -32,13 +32,15 @@ final class ShuffleBufferOrEvent implements BufferOrEvent {
 
     private final int channelIndex;
     private final Buffer buffer;
+    private final boolean priority;
     /** Set once by the first {@link #recycle()}; written only through {@link #RECYCLED}. */
     @SuppressWarnings("unused")
     private volatile boolean recycled;
 
-    ShuffleBufferOrEvent(int channelIndex, Buffer buffer) {
+    ShuffleBufferOrEvent(int channelIndex, Buffer buffer, boolean priority) {
         this.channelIndex = channelIndex;
         this.buffer = buffer;
+        this.priority = priority;
     }
 
     @Override
@@ -49,6 +51,11 @@ final class ShuffleBufferOrEvent implements BufferOrEvent {
     @Override
     public boolean isEvent() {
         return !buffer.isBuffer();
+    }
+
+    @Override
+    public boolean isPriority() {
+        return priority;
     }
 
     @Override
@@ -67,7 +74,7 @@ final class ShuffleBufferOrEvent implements BufferOrEvent {
 
     @Override
     public String toString() {
-        return (isEvent() ? "event" : "buffer") + " of " + buffer.readableBytes() + " bytes from channel "
-                + channelIndex;
+        return (priority ? "priority event" : isEvent() ? "event" : "buffer") + " of " + buffer.readableBytes()
+                + " bytes from channel " + channelIndex;
     }
 }

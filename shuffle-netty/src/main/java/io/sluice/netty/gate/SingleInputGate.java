@@ -1,10 +1,13 @@
 package io.sluice.netty.gate;
 
 import io.sluice.api.BufferOrEvent;
+import io.sluice.api.GateMetrics;
 import io.sluice.api.InputGate;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.metrics.GateCounters;
 import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +28,12 @@ import java.util.function.Consumer;
  * consumer takes them round-robin, so no channel starves the others and nobody polls an idle channel. The
  * availability future completes when the queue turns non-empty, and when the gate finishes or closes.
  *
+ * <p>Priority events: a channel that announces one ({@link #notifyPriorityEvent}) goes to the head of the queue and
+ * counts it in {@code pendingPriorityEvents}; it stays in front until the consumer took all of its priority events
+ * (a channel hands out its priority events before anything else). So the channels at the head of the queue are
+ * exactly those with priority events waiting, and while {@link #priorityEventAvailableFuture()} is done the next
+ * poll returns a priority event, which Flink's checkpointed gate relies on.
+ *
  * <p>Threads: {@link #pollNext()}, {@link #getNext()} and {@link #setup()} by one consumer thread;
  * {@link #notifyChannelNonEmpty} by producer, event-loop or timer threads; {@link #close()},
  * {@link #isFinished()} and {@link #availableFuture()} by any thread. The gate never calls a channel while holding
@@ -38,16 +47,23 @@ public final class SingleInputGate implements InputGate {
     private final InputChannel[] channels;
     private final Consumer<SingleInputGate> onClose;
     private final AvailabilityHandOff availabilityHandOff;
+    private final AvailabilityHandOff priorityHandOff;
 
     private final Object lock = new Object();
     private final ArrayDeque<InputChannel> channelsWithData; // guarded by lock
     private final boolean[] queued; // guarded by lock
     private final boolean[] channelFinished; // guarded by lock
     private int finishedChannels; // guarded by lock
+    /** Priority events each channel announced and the consumer has not taken yet. */
+    private final int[] pendingPriorityEvents; // guarded by lock
+    private int totalPendingPriorityEvents; // guarded by lock
+    private CompletableFuture<Void> priorityAvailability = new CompletableFuture<>(); // guarded by lock
     private CompletableFuture<Void> availability = new CompletableFuture<>(); // guarded by lock
     private GateState state = GateState.CREATED; // guarded by lock
     private volatile boolean finished;
     private GateMemory memory = GateMemory.NONE; // guarded by lock
+    /** Bytes and buffers the consumer took, and its waits for data, for {@link #metrics()}. */
+    private final GateCounters counters = new GateCounters();
 
     /**
      * @param channelCount  the number of channels; fill them with {@link #setChannel} before {@link #setup()}
@@ -58,6 +74,8 @@ public final class SingleInputGate implements InputGate {
     public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose,
                            Executor notifications) {
         this.availabilityHandOff = new AvailabilityHandOff(notifications);
+        this.priorityHandOff = new AvailabilityHandOff(notifications);
+        this.pendingPriorityEvents = new int[channelCount];
         this.ownerName = ownerName;
         this.channels = new InputChannel[channelCount];
         this.channelsWithData = new ArrayDeque<>(Math.max(1, channelCount));
@@ -171,7 +189,8 @@ public final class SingleInputGate implements InputGate {
                 // A notification that found nothing new (e.g. data already taken): the channel waits for the next.
                 continue;
             }
-            if (next.moreAvailable()) {
+            // Back to the head while it has more priority events (queueChannel sees to that).
+            if ((next.priority() && priorityEventTaken(channel)) || next.moreAvailable()) {
                 queueChannel(channel, false);
             }
             Buffer buffer = next.buffer();
@@ -183,7 +202,8 @@ public final class SingleInputGate implements InputGate {
                 }
                 continue;
             }
-            return Optional.of(new ShuffleBufferOrEvent(channel.channelIndex(), buffer));
+            counters.onTaken(buffer.readableBytes(), buffer.isBuffer());
+            return Optional.of(new ShuffleBufferOrEvent(channel.channelIndex(), buffer, next.priority()));
         }
     }
 
@@ -195,8 +215,15 @@ public final class SingleInputGate implements InputGate {
                 return next;
             }
             synchronized (lock) {
-                while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
-                    lock.wait();
+                if (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                    long start = counters.waiting().begin();
+                    try {
+                        while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                            lock.wait();
+                        }
+                    } finally {
+                        counters.waiting().end(start);
+                    }
                 }
             }
         }
@@ -216,6 +243,54 @@ public final class SingleInputGate implements InputGate {
             internal = availability;
         }
         return availabilityHandOff.detach(internal);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Threads: as {@link #availableFuture()}.
+     */
+    @Override
+    public CompletableFuture<?> priorityEventAvailableFuture() {
+        CompletableFuture<Void> internal;
+        synchronized (lock) {
+            internal = priorityAvailability;
+        }
+        return priorityHandOff.detach(internal);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Reads the counters without a lock and each channel's queue and buffers under the channel's locks for a
+     * moment; takes the gate's lock only to find its floating pool (the consumer never holds it while it waits).
+     */
+    @Override
+    public GateMetrics metrics() {
+        int queuedBuffers = 0;
+        int exclusiveInUse = 0;
+        int exclusive = 0;
+        int floatingHeldFree = 0;
+        for (InputChannel channel : channels) {
+            if (channel != null) {
+                queuedBuffers += channel.queuedBuffers();
+                exclusiveInUse += channel.exclusiveBuffersInUse();
+                exclusive += channel.exclusiveSegmentsRequired();
+                floatingHeldFree += channel.floatingBuffersHeldFree();
+            }
+        }
+        GateMemory reserved;
+        synchronized (lock) {
+            reserved = memory;
+        }
+        LocalBufferPool floatingPool = reserved.floatingPool();
+        boolean live = floatingPool != null && !floatingPool.isDestroyed();
+        int floating = live ? floatingPool.getNumBuffers() : 0;
+        // Borrowed buffers a channel holds free for the next data are not in use yet.
+        int floatingInUse = live ? Math.max(0, floatingPool.bestEffortGetNumOfUsedBuffers() - floatingHeldFree) : 0;
+        long now = System.nanoTime();
+        return new GateMetrics(ownerName, now, channels.length, counters.bytesIn(), counters.buffersIn(),
+                queuedBuffers, exclusiveInUse, exclusive, floatingInUse, floating, counters.waiting().totalNanos(now));
     }
 
     @Override
@@ -256,6 +331,7 @@ public final class SingleInputGate implements InputGate {
     @Override
     public void close() {
         CompletableFuture<Void> toComplete;
+        CompletableFuture<Void> toCompletePriority;
         synchronized (lock) {
             if (state == GateState.CLOSED) {
                 return;
@@ -263,10 +339,12 @@ public final class SingleInputGate implements InputGate {
             state = GateState.CLOSED;
             channelsWithData.clear();
             toComplete = availability;
+            toCompletePriority = priorityAvailability;
             lock.notifyAll();
         }
         releaseChannelsAndMemory();
         toComplete.complete(null);
+        toCompletePriority.complete(null);
         onClose.accept(this);
         LOG.debug("Closed gate of {}", ownerName);
     }
@@ -279,39 +357,92 @@ public final class SingleInputGate implements InputGate {
         queueChannel(channel, false);
     }
 
-    /** Like {@link #notifyChannelNonEmpty}, but the channel goes to the head of the queue. */
+    /**
+     * Like {@link #notifyChannelNonEmpty}, but the channel goes to the head of the queue and one more priority event
+     * is counted for it; call once per priority event the channel holds (after it holds it). Any thread.
+     */
     void notifyPriorityEvent(InputChannel channel) {
-        queueChannel(channel, true);
-    }
-
-    private void queueChannel(InputChannel channel, boolean first) {
-        CompletableFuture<Void> toComplete = null;
-        int index = channel.channelIndex();
+        CompletableFuture<Void> toCompletePriority = null;
+        CompletableFuture<Void> toComplete;
         synchronized (lock) {
+            int index = channel.channelIndex();
             if (state == GateState.CLOSED || channelFinished[index]) {
                 return;
             }
-            if (queued[index]) {
-                if (first) {
-                    channelsWithData.remove(channel);
-                    channelsWithData.addFirst(channel);
-                }
-                return;
+            pendingPriorityEvents[index]++;
+            if (totalPendingPriorityEvents++ == 0) {
+                toCompletePriority = priorityAvailability;
             }
-            queued[index] = true;
-            if (first) {
-                channelsWithData.addFirst(channel);
-            } else {
-                channelsWithData.addLast(channel);
-            }
-            if (channelsWithData.size() == 1) {
-                toComplete = availability;
-                lock.notifyAll();
-            }
+            // Queued in the same critical section: whoever sees the future done finds the channel at the head.
+            toComplete = queueChannelLocked(channel, true);
         }
         if (toComplete != null) {
             toComplete.complete(null);
         }
+        if (toCompletePriority != null) {
+            toCompletePriority.complete(null);
+        }
+    }
+
+    /**
+     * Counts one priority event of {@code channel} as taken; once none is left in the gate, the priority future is
+     * renewed. A priority event the channel never announced (it was queued before the channel's request) is not
+     * counted. Consumer thread.
+     *
+     * @return whether the channel has more announced priority events
+     */
+    private boolean priorityEventTaken(InputChannel channel) {
+        synchronized (lock) {
+            int index = channel.channelIndex();
+            if (pendingPriorityEvents[index] > 0) {
+                pendingPriorityEvents[index]--;
+                if (--totalPendingPriorityEvents == 0 && priorityAvailability.isDone() && state != GateState.CLOSED) {
+                    priorityAvailability = new CompletableFuture<>();
+                }
+            }
+            return pendingPriorityEvents[index] > 0;
+        }
+    }
+
+    /**
+     * Queues {@code channel}, at the head when {@code first} or when it has priority events waiting (so that the
+     * channels with priority events always lead the queue); any thread.
+     */
+    private void queueChannel(InputChannel channel, boolean first) {
+        CompletableFuture<Void> toComplete;
+        synchronized (lock) {
+            toComplete = queueChannelLocked(channel, first);
+        }
+        if (toComplete != null) {
+            toComplete.complete(null);
+        }
+    }
+
+    /** @return the availability future to complete (outside {@code lock}), or null */
+    private CompletableFuture<Void> queueChannelLocked(InputChannel channel, boolean first) {
+        int index = channel.channelIndex();
+        if (state == GateState.CLOSED || channelFinished[index]) {
+            return null;
+        }
+        first |= pendingPriorityEvents[index] > 0;
+        if (queued[index]) {
+            if (first) {
+                channelsWithData.remove(channel);
+                channelsWithData.addFirst(channel);
+            }
+            return null;
+        }
+        queued[index] = true;
+        if (first) {
+            channelsWithData.addFirst(channel);
+        } else {
+            channelsWithData.addLast(channel);
+        }
+        if (channelsWithData.size() == 1) {
+            lock.notifyAll();
+            return availability;
+        }
+        return null;
     }
 
     private InputChannel takeChannelWithData() {

@@ -13,6 +13,15 @@ public interface BufferAvailabilityListener {
     /** Data, an event, the end of the partition, or a release became available to the reader. */
     void notifyDataAvailable();
 
+    /**
+     * Whether this reader can send file bytes straight to its socket, so a view whose data is in a file may hand it
+     * {@link FileSpan}s from the start ({@link ResultSubpartitionView#enableFileSpans()} from its first read).
+     * Asked once, when the view is created. False by default.
+     */
+    default boolean acceptsFileSpans() {
+        return false;
+    }
+
     /** A priority event was queued ahead of the data; by default handled as plain data availability. */
     default void notifyPriorityEvent() {
         notifyDataAvailable();

@@ -285,8 +285,8 @@ public final class PipelinedSubpartition {
         }
     }
 
-    /** Finished data buffers a credited reader can take now; racy read for announcements and metrics. */
-    int unsynchronizedGetBacklog() {
+    /** Finished data buffers a credited reader can take now; takes the lock (exact when read, stale after). */
+    int getBacklog() {
         synchronized (lock) {
             return getBuffersInBacklogUnsafe();
         }

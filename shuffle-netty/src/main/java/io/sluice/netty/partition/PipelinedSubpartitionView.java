@@ -36,8 +36,8 @@ final class PipelinedSubpartitionView implements ResultSubpartitionView {
     }
 
     @Override
-    public int unsynchronizedGetBacklog() {
-        return parent.unsynchronizedGetBacklog();
+    public int getBacklog() {
+        return parent.getBacklog();
     }
 
     @Override

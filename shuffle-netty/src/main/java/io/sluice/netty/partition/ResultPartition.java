@@ -1,15 +1,18 @@
 package io.sluice.netty.partition;
 
 import io.sluice.api.ProducerFailedException;
+import io.sluice.api.RecordFraming;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
+import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.metrics.WriterCounters;
 import io.sluice.netty.notification.AvailabilityHandOff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,14 +21,13 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 /**
  * A pipelined, bounded result partition: one {@link PipelinedSubpartition} per consumer, fed by one producer
@@ -48,7 +50,7 @@ import java.util.function.Consumer;
  * dropped silently and no unchecked exception escapes. Only the records for a subpartition whose consumer has gone
  * (the partition itself still running) are dropped without an error, as the API documents.
  */
-public final class ResultPartition implements ResultPartitionWriter, RegisteredPartition {
+public final class ResultPartition extends AbstractResultPartition {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResultPartition.class);
 
@@ -64,11 +66,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         RELEASED
     }
 
-    private final ResultPartitionId partitionId;
-    private final String ownerName;
     private final PipelinedSubpartition[] subpartitions;
-    private final ResultPartitionManager partitionManager;
-    private final PartitionBufferPoolFactory poolFactory;
     private final ScheduledExecutorService flushScheduler;
     private final Duration flushInterval;
     /** With a zero flush interval every record is flushed as it is emitted. */
@@ -88,13 +86,11 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     private volatile boolean releasedAfterFinish;
     private int subpartitionsDone; // guarded by stateLock
     private LocalBufferPool bufferPool; // written once under stateLock before RUNNING; read after
+    /** Overdraft allowance; handed to the pool at setup and whenever it changes afterwards. */
+    private int maxOverdraftBuffers; // guarded by stateLock
     private ScheduledFuture<?> flushTask; // guarded by stateLock
 
-    private volatile Consumer<ByteBuffer> taskEventListener;
     private final AvailabilityHandOff availability;
-    private final AtomicLong bytesOut = new AtomicLong();
-    private final AtomicLong buffersOut = new AtomicLong();
-    private final AtomicLong backpressuredNanos = new AtomicLong();
 
     /**
      * @param flushScheduler the environment's one scheduler for periodic flushes (never a thread per partition)
@@ -105,15 +101,8 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     public ResultPartition(ResultPartitionId partitionId, String ownerName, int numberOfSubpartitions,
                            ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
                            ScheduledExecutorService flushScheduler, Duration flushInterval, Executor notifications) {
+        super(partitionId, ownerName, numberOfSubpartitions, partitionManager, poolFactory);
         this.availability = new AvailabilityHandOff(notifications);
-        if (numberOfSubpartitions < 1) {
-            throw new IllegalArgumentException("partition " + partitionId + " needs at least one subpartition, got "
-                    + numberOfSubpartitions);
-        }
-        this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
-        this.ownerName = ownerName;
-        this.partitionManager = partitionManager;
-        this.poolFactory = poolFactory;
         this.flushScheduler = flushScheduler;
         this.flushInterval = flushInterval;
         this.flushEveryRecord = flushInterval.isZero();
@@ -124,19 +113,29 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         this.builders = new BufferBuilder[numberOfSubpartitions];
     }
 
-    @Override
-    public ResultPartitionId partitionId() {
-        return partitionId;
-    }
-
-    @Override
-    public int numberOfSubpartitions() {
-        return subpartitions.length;
-    }
-
     /** The subpartition at {@code index}. */
     public PipelinedSubpartition subpartition(int index) {
         return subpartitions[index];
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The allowance is the pool's ({@link LocalBufferPool#requestOverdraftBufferBuilder}); a record takes an
+     * overdraft buffer only when the pool has none of its own free.
+     */
+    @Override
+    public void setMaxOverdraftBuffers(int maxOverdraftBuffers) {
+        if (maxOverdraftBuffers < 0) {
+            throw new IllegalArgumentException("max overdraft buffers of partition " + partitionId + " of "
+                    + ownerName + " must be >= 0, was " + maxOverdraftBuffers);
+        }
+        synchronized (stateLock) {
+            this.maxOverdraftBuffers = maxOverdraftBuffers;
+            if (bufferPool != null) {
+                bufferPool.setMaxOverdraftBuffers(maxOverdraftBuffers);
+            }
+        }
     }
 
     /**
@@ -158,6 +157,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
                         + " is already set up (state " + state + ")");
             }
             bufferPool = poolFactory.createPartitionPool(partitionId, subpartitions.length);
+            bufferPool.setMaxOverdraftBuffers(maxOverdraftBuffers);
             try {
                 partitionManager.registerPartition(this);
             } catch (ShuffleException e) {
@@ -231,12 +231,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     private void queueEvent(ByteBuffer event, boolean priority, boolean blocking) throws IOException {
-        int size = event.remaining();
-        if (size > MAX_EVENT_BYTES) {
-            throw new ShuffleException("event of " + size + " bytes for partition " + partitionId + " of " + ownerName
-                    + " exceeds the limit of " + MAX_EVENT_BYTES + " bytes per event "
-                    + "(ResultPartitionWriter.MAX_EVENT_BYTES); send large data as records");
-        }
+        checkEventSize(event);
         synchronized (emitLock) {
             checkAcceptingRecords();
             // All or nothing: only this thread adds events, so a subpartition below the bound now stays below it.
@@ -327,8 +322,8 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
                 releaseNow = subpartitionsDone == subpartitions.length;
             }
         }
-        LOG.debug("Partition {} of {} finished: {} buffers, {} bytes", partitionId, ownerName, buffersOut.get(),
-                bytesOut.get());
+        LOG.debug("Partition {} of {} finished: {} buffers, {} bytes", partitionId, ownerName, buffersOut(),
+                bytesOut());
         if (releaseNow) {
             release(null);
         }
@@ -339,28 +334,6 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         Objects.requireNonNull(cause, "cause");
         LOG.info("Partition {} of {} failed by its producer: {}", partitionId, ownerName, cause.toString());
         release(cause, "fail() was called: " + cause);
-    }
-
-    @Override
-    public void onTaskEvent(Consumer<ByteBuffer> listener) {
-        this.taskEventListener = listener;
-    }
-
-    /**
-     * Hands a consumer's task event to the producer's listener.
-     *
-     * @return false when no listener was registered (the event is then dropped, and logged)
-     */
-    @Override
-    public boolean deliverTaskEvent(ByteBuffer event) {
-        Consumer<ByteBuffer> listener = taskEventListener;
-        if (listener == null) {
-            LOG.warn("Task event of {} bytes for partition {} of {} dropped: the producer registered no listener "
-                    + "(ResultPartitionWriter.onTaskEvent)", event.remaining(), partitionId, ownerName);
-            return false;
-        }
-        listener.accept(event);
-        return true;
     }
 
     /**
@@ -437,21 +410,29 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         return state == State.FINISHED;
     }
 
-    /** Bytes written into buffers so far, framing included. */
-    @Override
-    public long bytesOut() {
-        return bytesOut.get();
-    }
-
-    /** Buffers finished so far. */
-    @Override
-    public long buffersOut() {
-        return buffersOut.get();
-    }
-
-    /** Time the producer spent blocked for lack of a buffer. */
+    /** Time the producer spent blocked for lack of a buffer, a wait in progress included. */
     public long backpressuredNanos() {
-        return backpressuredNanos.get();
+        return counters.backpressuredNanos(System.nanoTime());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Reads the counters without a lock, and the pool's usage and each subpartition's backlog under their own
+     * locks for a moment (never {@code emitLock}), so a reader never waits for a blocked producer.
+     */
+    @Override
+    public WriterMetrics metrics() {
+        State current = state;
+        List<Integer> backlog = List.of();
+        if (current == State.RUNNING || current == State.FINISHED) {
+            Integer[] perSubpartition = new Integer[subpartitions.length];
+            for (int i = 0; i < subpartitions.length; i++) {
+                perSubpartition[i] = subpartitions[i].getBacklog();
+            }
+            backlog = List.of(perSubpartition);
+        }
+        return counters.snapshot(partitionId, ownerName, bytesOut(), buffersOut(), bufferPool, backlog);
     }
 
     /** The partition's pool (for tests and metrics), or null before setup. */
@@ -466,10 +447,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
      */
     @Override
     public ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener) {
-        if (index < 0 || index >= subpartitions.length) {
-            throw new IllegalArgumentException("partition " + partitionId + " has " + subpartitions.length
-                    + " subpartitions; subpartition " + index + " does not exist");
-        }
+        checkRequestedSubpartition(index);
         return subpartitions[index].createReadView(listener);
     }
 
@@ -516,6 +494,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     private void emitLocked(ByteBuffer record, int target) throws IOException {
+        counters.onRecords(1);
         int start = record.position();
         try {
             if (writeLength(record.remaining(), target)) {
@@ -533,8 +512,9 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     private boolean writeLength(int length, int target) throws IOException {
         BufferBuilder builder = builders[target];
         // Fast path for small records: the prefix goes straight into the current buffer, and is committed together
-        // with the record's bytes in write() (one volatile write per record).
-        if (builder != null && builder.appendInt(length)) {
+        // with the record's bytes in write() (one volatile write per record). appendInt writes the 4 big-endian
+        // bytes that RecordFraming.putLength writes (RecordFramingWriterTest checks they agree).
+        if (builder != null && builder.appendInt(RecordFraming.checkedLength(length))) {
             if (builder.isFull()) {
                 // The prefix took the last bytes: finishing publishes it and starts the record in a new buffer.
                 finishBuilder(target);
@@ -542,7 +522,8 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
             return true;
         }
         lengthPrefix.clear();
-        lengthPrefix.putInt(length).flip();
+        RecordFraming.putLength(lengthPrefix, length);
+        lengthPrefix.flip();
         return write(lengthPrefix, target);
     }
 
@@ -580,6 +561,10 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         BufferBuilder builder;
         try {
             builder = bufferPool.requestBufferBuilder(target);
+            if (builder == null) {
+                // Within the overdraft allowance, a record under way completes without blocking (0: no overdraft).
+                builder = bufferPool.requestOverdraftBufferBuilder(target);
+            }
         } catch (BufferPoolDestroyedException e) {
             // A concurrent release (or the environment's close) destroyed the pool after the state check.
             throw releasedException(e);
@@ -599,7 +584,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
     }
 
     private BufferBuilder requestBuilderBlocking(int target) throws IOException {
-        long start = System.nanoTime();
+        long start = counters.beginWait();
         try {
             return bufferPool.requestBufferBuilderBlocking(target);
         } catch (InterruptedException e) {
@@ -611,7 +596,7 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
         } catch (BufferPoolDestroyedException e) {
             throw releasedException(e);
         } finally {
-            backpressuredNanos.addAndGet(System.nanoTime() - start);
+            counters.endWait(start);
         }
     }
 
@@ -627,18 +612,10 @@ public final class ResultPartition implements ResultPartitionWriter, RegisteredP
             if (BufferTrace.ENABLED) {
                 BufferTrace.committed(builder);
             }
-            bytesOut.addAndGet(builder.finish());
-            buffersOut.incrementAndGet();
+            countBuffer(builder.finish());
             builder.close();
             builders[target] = null;
             subpartitions[target].onTailFinished();
-        }
-    }
-
-    private void checkSubpartitionIndex(int index) {
-        if (index < 0 || index >= subpartitions.length) {
-            throw new IndexOutOfBoundsException("partition " + partitionId + " has " + subpartitions.length
-                    + " subpartitions; subpartition " + index + " does not exist");
         }
     }
 

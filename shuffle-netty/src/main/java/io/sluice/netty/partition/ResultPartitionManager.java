@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The registry of an environment's live result partitions: readers find partitions here, and a reader that asks
@@ -39,6 +40,9 @@ public final class ResultPartitionManager {
             return size() > MAX_REMEMBERED_FAILURES;
         }
     }; // guarded by this
+
+    /** Told of every partition released here (for the environment's metrics); null for nobody. */
+    private volatile Consumer<RegisteredPartition> releaseObserver;
 
     /** Enough for every partition an environment fails in a burst; each entry is an id and an exception. */
     private static final int MAX_REMEMBERED_FAILURES = 1024;
@@ -200,6 +204,18 @@ public final class ResultPartitionManager {
                 recentFailures.put(partition.partitionId(), cause);
             }
         }
+        Consumer<RegisteredPartition> observer = releaseObserver;
+        if (observer != null) {
+            observer.accept(partition);
+        }
+    }
+
+    /**
+     * Sets who is told, with no lock held, on the releasing thread, of each partition released here, registered or
+     * not (the environment, to drop the partition's meters). Must not block.
+     */
+    public void setReleaseObserver(Consumer<RegisteredPartition> observer) {
+        this.releaseObserver = observer;
     }
 
     /** The failure to report for an id that is not registered: the producer's, if it failed, else not found. */

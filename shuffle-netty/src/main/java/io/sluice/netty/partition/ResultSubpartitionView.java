@@ -21,8 +21,12 @@ public interface ResultSubpartitionView {
      */
     boolean isAvailable(int credits);
 
-    /** Finished data buffers queued now; an unsynchronized estimate for announcements. */
-    int unsynchronizedGetBacklog();
+    /**
+     * Finished data buffers a credited reader could take now, for backlog announcements and metrics: exact at the
+     * moment of the call for a pipelined subpartition (read under its lock), an estimate from volatile counters for
+     * a sort-merge one. May be stale by the time the caller uses it.
+     */
+    int getBacklog();
 
     /**
      * Lets the subpartition send again after the blocking event its reader took; ignored when it is not blocked.

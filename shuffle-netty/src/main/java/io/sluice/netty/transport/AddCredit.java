@@ -8,34 +8,26 @@ import java.util.Objects;
 /**
  * Client to server: the receiver has {@code credit} more buffers for its channel; the server may send that many more
  * data buffers. Body: credit (4), receiver id (16). Immutable; any thread.
+ *
+ * @param credit     the number of new buffers, > 0
+ * @param receiverId the input channel that has them
  */
-public final class AddCredit extends NettyMessage {
+public record AddCredit(int credit, InputChannelId receiverId) implements NettyMessage {
 
     static final byte ID = 3;
 
-    private static final int BODY_LENGTH = Integer.BYTES + WireFields.ID_LENGTH;
+    static final int CREDIT_OFFSET = 0;
+    static final int CREDIT_SIZE = Integer.BYTES;
+    static final int RECEIVER_ID_OFFSET = CREDIT_OFFSET + CREDIT_SIZE;
+    static final int RECEIVER_ID_SIZE = WireFields.ID_LENGTH;
+    static final int BODY_LENGTH = RECEIVER_ID_OFFSET + RECEIVER_ID_SIZE;
 
-    private final int credit;
-    private final InputChannelId receiverId;
-
-    /**
-     * @param credit     the number of new buffers, > 0
-     * @param receiverId the input channel that has them
-     */
-    public AddCredit(int credit, InputChannelId receiverId) {
-        this.receiverId = Objects.requireNonNull(receiverId, "receiverId");
+    /** Checks the fields. */
+    public AddCredit {
+        Objects.requireNonNull(receiverId, "receiverId");
         if (credit <= 0) {
             throw new IllegalArgumentException("credit must be > 0, was " + credit + " (receiver " + receiverId + ")");
         }
-        this.credit = credit;
-    }
-
-    public int credit() {
-        return credit;
-    }
-
-    public InputChannelId receiverId() {
-        return receiverId;
     }
 
     @Override
@@ -44,12 +36,12 @@ public final class AddCredit extends NettyMessage {
     }
 
     @Override
-    int bodyLength() {
+    public int bodyLength() {
         return BODY_LENGTH;
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         out.writeInt(credit);
         WireFields.writeId(out, receiverId);
     }
@@ -57,16 +49,6 @@ public final class AddCredit extends NettyMessage {
     static AddCredit readBody(ByteBuf in) {
         int credit = in.readInt();
         return new AddCredit(credit, WireFields.readInputChannelId(in));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AddCredit other && credit == other.credit && receiverId.equals(other.receiverId);
-    }
-
-    @Override
-    public int hashCode() {
-        return 31 * credit + receiverId.hashCode();
     }
 
     @Override

@@ -32,12 +32,26 @@ import java.util.Objects;
  * message afterwards (no {@code SimpleChannelInboundHandler} with auto-release).
  * Immutable apart from the buffer's own state; hand it between threads only through a safe hand-over.
  */
-public final class BufferResponse extends NettyMessage implements ReferenceCounted {
+public final class BufferResponse implements NettyMessage, ReferenceCounted {
 
     static final byte ID = 1;
 
-    /** receiver id (16) + sequence number (4) + backlog (4) + data type (1) + buffer size (4). */
-    static final int HEADER_LENGTH = WireFields.ID_LENGTH + Integer.BYTES + Integer.BYTES + 1 + Integer.BYTES;
+    static final int RECEIVER_ID_OFFSET = 0;
+    static final int RECEIVER_ID_SIZE = WireFields.ID_LENGTH;
+    static final int SEQUENCE_NUMBER_OFFSET = RECEIVER_ID_OFFSET + RECEIVER_ID_SIZE;
+    static final int SEQUENCE_NUMBER_SIZE = Integer.BYTES;
+    static final int BACKLOG_OFFSET = SEQUENCE_NUMBER_OFFSET + SEQUENCE_NUMBER_SIZE;
+    static final int BACKLOG_SIZE = Integer.BYTES;
+    /** The {@link DataType} code with the flags {@link #FLAG_COMPRESSED} and {@link #FLAG_SENDER_LZ4}. */
+    static final int DATA_TYPE_OFFSET = BACKLOG_OFFSET + BACKLOG_SIZE;
+    static final int DATA_TYPE_SIZE = 1;
+    static final int BUFFER_SIZE_OFFSET = DATA_TYPE_OFFSET + DATA_TYPE_SIZE;
+    static final int BUFFER_SIZE_SIZE = Integer.BYTES;
+    /** The data: {@code bufferSize} bytes. */
+    static final int DATA_OFFSET = BUFFER_SIZE_OFFSET + BUFFER_SIZE_SIZE;
+
+    /** The fixed fields before the data: receiver id (16), sequence number (4), backlog (4), data type (1), size (4). */
+    static final int HEADER_LENGTH = DATA_OFFSET;
 
     /** Data type flag: the payload is compressed with lz4. */
     static final int FLAG_COMPRESSED = 0x80;
@@ -257,12 +271,12 @@ public final class BufferResponse extends NettyMessage implements ReferenceCount
     }
 
     @Override
-    int bodyLength() {
+    public int bodyLength() {
         return HEADER_LENGTH;
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         WireFields.writeId(out, receiverId);
         out.writeInt(sequenceNumber);
         out.writeInt(backlog);

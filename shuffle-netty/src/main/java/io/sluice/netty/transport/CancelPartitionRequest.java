@@ -8,20 +8,20 @@ import java.util.Objects;
 /**
  * Client to server: stop sending to {@code receiverId} (its channel was released, or it received data it cannot
  * use); the server releases that reader. Body: receiver id (16). Immutable; any thread.
+ *
+ * @param receiverId the input channel whose request is cancelled
  */
-public final class CancelPartitionRequest extends NettyMessage {
+public record CancelPartitionRequest(InputChannelId receiverId) implements NettyMessage {
 
     static final byte ID = 4;
 
-    private final InputChannelId receiverId;
+    static final int RECEIVER_ID_OFFSET = 0;
+    static final int RECEIVER_ID_SIZE = WireFields.ID_LENGTH;
+    static final int BODY_LENGTH = RECEIVER_ID_OFFSET + RECEIVER_ID_SIZE;
 
-    /** @param receiverId the input channel whose request is cancelled */
-    public CancelPartitionRequest(InputChannelId receiverId) {
-        this.receiverId = Objects.requireNonNull(receiverId, "receiverId");
-    }
-
-    public InputChannelId receiverId() {
-        return receiverId;
+    /** Checks the field. */
+    public CancelPartitionRequest {
+        Objects.requireNonNull(receiverId, "receiverId");
     }
 
     @Override
@@ -30,27 +30,17 @@ public final class CancelPartitionRequest extends NettyMessage {
     }
 
     @Override
-    int bodyLength() {
-        return WireFields.ID_LENGTH;
+    public int bodyLength() {
+        return BODY_LENGTH;
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         WireFields.writeId(out, receiverId);
     }
 
     static CancelPartitionRequest readBody(ByteBuf in) {
         return new CancelPartitionRequest(WireFields.readInputChannelId(in));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof CancelPartitionRequest other && receiverId.equals(other.receiverId);
-    }
-
-    @Override
-    public int hashCode() {
-        return receiverId.hashCode();
     }
 
     @Override

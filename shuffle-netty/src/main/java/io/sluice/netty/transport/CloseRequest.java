@@ -6,13 +6,11 @@ import io.netty.buffer.ByteBuf;
  * Client to server: the client's last channel on this connection is gone; the server releases every reader of the
  * connection and closes it. Empty body. Immutable; all instances are equal; any thread.
  */
-public final class CloseRequest extends NettyMessage {
+public record CloseRequest() implements NettyMessage {
 
     static final byte ID = 5;
 
-    /** Creates the (stateless) request. */
-    public CloseRequest() {
-    }
+    static final int BODY_LENGTH = 0;
 
     @Override
     public byte id() {
@@ -20,27 +18,17 @@ public final class CloseRequest extends NettyMessage {
     }
 
     @Override
-    int bodyLength() {
-        return 0;
+    public int bodyLength() {
+        return BODY_LENGTH;
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         // empty body
     }
 
     static CloseRequest readBody(ByteBuf in) {
         return new CloseRequest();
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof CloseRequest;
-    }
-
-    @Override
-    public int hashCode() {
-        return ID;
     }
 
     @Override

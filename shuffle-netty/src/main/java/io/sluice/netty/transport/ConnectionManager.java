@@ -16,6 +16,7 @@ import io.netty.channel.local.LocalAddress;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.sluice.api.ConnectionMetrics;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.config.EnvironmentConfig;
@@ -31,6 +32,8 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -184,7 +187,9 @@ public final class ConnectionManager implements ProducerConnections {
                             pipeline.addLast("tls", tls.newServerHandler(channel.alloc()))
                                     .addLast("tls-guard", new TlsHandshakeGuard());
                         }
-                        pipeline.addLast("decoder", new ServerMessageDecoder(ServerMessageDecoder.maxClientFrameLength()))
+                        pipeline.addLast(ConnectionTraffic.NAME,
+                                        new ConnectionTraffic(ConnectionMetrics.Direction.INCOMING))
+                                .addLast("decoder", new ServerMessageDecoder(ServerMessageDecoder.maxClientFrameLength()))
                                 .addLast("encoder", ENCODER)
                                 .addLast("heartbeat", new HeartbeatHandler(config.heartbeatInterval(),
                                         config.heartbeatTimeout(), "consumer"))
@@ -238,7 +243,9 @@ public final class ConnectionManager implements ProducerConnections {
                         if (usesTls()) {
                             pipeline.addLast("tls", tls.newClientHandler(channel.alloc()));
                         }
-                        pipeline.addLast("decoder", new ClientMessageDecoder(handler, maxFrame, compressor, metrics))
+                        pipeline.addLast(ConnectionTraffic.NAME,
+                                        new ConnectionTraffic(ConnectionMetrics.Direction.OUTGOING))
+                                .addLast("decoder", new ClientMessageDecoder(handler, maxFrame, compressor, metrics))
                                 .addLast("encoder", ENCODER)
                                 .addLast("heartbeat", new HeartbeatHandler(config.heartbeatInterval(),
                                         config.heartbeatTimeout(),
@@ -329,6 +336,28 @@ public final class ConnectionManager implements ProducerConnections {
     /** Byte and buffer counters of both directions. */
     public TransportMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * One entry per connection open now, accepted and opened alike: an opened one names the producer's data
+     * address, an accepted one the consumer's address. Any thread; reads counters, takes no lock.
+     */
+    public List<ConnectionMetrics> connectionMetrics() {
+        List<ConnectionMetrics> connections = new ArrayList<>();
+        for (Channel channel : openChannels) {
+            ConnectionTraffic traffic = channel.pipeline().get(ConnectionTraffic.class);
+            if (traffic == null) {
+                // Refused (tracked while closing) before its pipeline was built.
+                continue;
+            }
+            CreditBasedClientHandler client = channel.attr(CLIENT_HANDLER).get();
+            if (client != null) {
+                connections.add(traffic.metrics(channel, client.connectionId().address(), client.creditOutstanding()));
+            } else {
+                connections.add(traffic.metrics(channel, channel.remoteAddress(), 0));
+            }
+        }
+        return connections;
     }
 
     /** Connections open now, accepted and opened alike. */

@@ -72,6 +72,15 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
         return connectionId;
     }
 
+    /** Credit this connection's channels announced to the producer and still hold free buffers for. Any thread. */
+    int creditOutstanding() {
+        int sum = 0;
+        for (RemoteInputChannel channel : channels.values()) {
+            sum += channel.announcedCreditOnHand();
+        }
+        return sum;
+    }
+
     /** Registers a channel before its partition request is sent. Any thread. */
     void addInputChannel(RemoteInputChannel channel) {
         channels.put(channel.inputChannelId(), channel);

@@ -73,6 +73,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
             return false;
         }
         credit = sum;
+        queue.traffic().addCredit(delta);
         return true;
     }
 
@@ -109,6 +110,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
         BufferAndBacklog next = view.getNextBuffer();
         if (next != null && next.buffer().isBuffer()) {
             credit--;
+            queue.traffic().addCredit(-1);
         }
         return next;
     }
@@ -124,8 +126,15 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
         FileSpan span = view.pollFileSpan();
         if (span != null) {
             credit--;
+            queue.traffic().addCredit(-1);
         }
         return span;
+    }
+
+    /** Whether this reader's connection sends file bytes as FileRegions (asked when a view is created). */
+    @Override
+    public boolean acceptsFileSpans() {
+        return queue.sendsFileRegions();
     }
 
     /** Lets the view hand out file spans: this reader's connection can send file bytes. Event loop. */
@@ -163,6 +172,8 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
             return;
         }
         released = true;
+        // The receiver's unused credit leaves the connection's count with the reader.
+        queue.traffic().addCredit(-credit);
         if (view != null) {
             view.releaseAllResources();
         }

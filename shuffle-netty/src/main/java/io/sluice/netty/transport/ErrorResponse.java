@@ -15,35 +15,36 @@ import java.util.Objects;
  * ({@code receiverId} null: fatal, every channel on the connection fails). Only a kind, a message and ids travel:
  * throwables are never serialized, so the client never deserializes classes chosen by the remote side.
  * Body: kind (1), message (nullable string), partition id (nullable), receiver id (nullable); see {@link WireFields}.
- * Immutable; any thread.
+ * Only the kind has a fixed offset; each later field starts where the one before it ends. Immutable; any thread.
+ *
+ * @param kind        what failed
+ * @param message     the description, or null
+ * @param partitionId the partition concerned; required for {@link ErrorKind#PARTITION_NOT_FOUND}, else nullable
+ * @param receiverId  the failed channel, or null for a fatal, connection-wide error
  */
-public final class ErrorResponse extends NettyMessage {
+public record ErrorResponse(ErrorKind kind, String message, ResultPartitionId partitionId,
+                            InputChannelId receiverId) implements NettyMessage {
 
     static final byte ID = 2;
 
+    static final int KIND_OFFSET = 0;
+    static final int KIND_SIZE = 1;
+    /** The message's int length ({@code -1} for null), then its UTF-8 bytes. */
+    static final int MESSAGE_OFFSET = KIND_OFFSET + KIND_SIZE;
+    static final int MESSAGE_LENGTH_SIZE = Integer.BYTES;
+    /** The size of an absent nullable id (its presence byte); a present one adds {@link WireFields#ID_LENGTH}. */
+    static final int ABSENT_ID_SIZE = 1;
+
     /** kind + null message + absent partition id + absent receiver id. */
-    static final int MIN_BODY_LENGTH = 1 + Integer.BYTES + 1 + 1;
+    static final int MIN_BODY_LENGTH = KIND_SIZE + MESSAGE_LENGTH_SIZE + ABSENT_ID_SIZE + ABSENT_ID_SIZE;
 
-    private final ErrorKind kind;
-    private final String message;
-    private final ResultPartitionId partitionId;
-    private final InputChannelId receiverId;
-
-    /**
-     * @param kind        what failed
-     * @param message     the description, or null
-     * @param partitionId the partition concerned; required for {@link ErrorKind#PARTITION_NOT_FOUND}, else nullable
-     * @param receiverId  the failed channel, or null for a fatal, connection-wide error
-     */
-    public ErrorResponse(ErrorKind kind, String message, ResultPartitionId partitionId, InputChannelId receiverId) {
-        this.kind = Objects.requireNonNull(kind, "kind");
+    /** Checks that a partition-not-found error names its partition. */
+    public ErrorResponse {
+        Objects.requireNonNull(kind, "kind");
         if (kind == ErrorKind.PARTITION_NOT_FOUND && partitionId == null) {
             throw new IllegalArgumentException("a " + kind + " error needs the partition id (receiver " + receiverId
                     + ", message " + message + ")");
         }
-        this.message = message;
-        this.partitionId = partitionId;
-        this.receiverId = receiverId;
     }
 
     /**
@@ -90,38 +91,19 @@ public final class ErrorResponse extends NettyMessage {
         return receiverId == null;
     }
 
-    public ErrorKind kind() {
-        return kind;
-    }
-
-    /** @return the description, or null */
-    public String message() {
-        return message;
-    }
-
-    /** @return the partition concerned, or null */
-    public ResultPartitionId partitionId() {
-        return partitionId;
-    }
-
-    /** @return the failed channel, or null when {@link #isFatal()} */
-    public InputChannelId receiverId() {
-        return receiverId;
-    }
-
     @Override
     public byte id() {
         return ID;
     }
 
     @Override
-    int bodyLength() {
-        return 1 + WireFields.nullableStringLength(message) + WireFields.nullableIdLength(partitionId)
+    public int bodyLength() {
+        return KIND_SIZE + WireFields.nullableStringLength(message) + WireFields.nullableIdLength(partitionId)
                 + WireFields.nullableIdLength(receiverId);
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         out.writeByte(kind.code());
         WireFields.writeNullableString(out, message);
         WireFields.writeNullableId(out, partitionId);
@@ -133,20 +115,6 @@ public final class ErrorResponse extends NettyMessage {
         String message = WireFields.readNullableString(in);
         ResultPartitionId partitionId = WireFields.readNullableResultPartitionId(in);
         return new ErrorResponse(kind, message, partitionId, WireFields.readNullableInputChannelId(in));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof ErrorResponse other
-                && kind == other.kind
-                && Objects.equals(message, other.message)
-                && Objects.equals(partitionId, other.partitionId)
-                && Objects.equals(receiverId, other.receiverId);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(kind, message, partitionId, receiverId);
     }
 
     @Override

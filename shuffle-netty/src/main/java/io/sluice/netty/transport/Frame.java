@@ -19,9 +19,10 @@ public final class Frame {
 
     /**
      * The protocol version this code speaks; a frame of any other version is rejected. Version 2 added
-     * {@link Heartbeat} (both directions).
+     * {@link Heartbeat} (both directions); version 3 added {@link ReleasePartitions} (client to server, sent by a
+     * shuffle master).
      */
-    public static final byte VERSION = 2;
+    public static final byte VERSION = 3;
 
     /** frameLength (4) + magic (4) + version (1) + messageId (1). */
     public static final int HEADER_LENGTH = 10;

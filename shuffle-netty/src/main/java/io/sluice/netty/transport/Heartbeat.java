@@ -6,17 +6,16 @@ import io.netty.buffer.ByteBuf;
  * Both directions: "I am alive". Sent by {@link HeartbeatHandler} on a connection that had nothing else to send for
  * {@code shuffle.netty.heartbeat-interval}; it only proves that complete frames still arrive and is never passed
  * beyond the heartbeat handler. Empty body (a frame of {@link Frame#HEADER_LENGTH} bytes). Immutable and stateless:
- * one shared instance; any thread.
+ * all instances are equal, {@link #INSTANCE} is the one the library sends; any thread.
  */
-public final class Heartbeat extends NettyMessage {
+public record Heartbeat() implements NettyMessage {
 
     static final byte ID = 7;
 
-    /** The one instance: the message carries nothing. */
-    public static final Heartbeat INSTANCE = new Heartbeat();
+    static final int BODY_LENGTH = 0;
 
-    private Heartbeat() {
-    }
+    /** The instance to send: the message carries nothing. */
+    public static final Heartbeat INSTANCE = new Heartbeat();
 
     @Override
     public byte id() {
@@ -24,12 +23,12 @@ public final class Heartbeat extends NettyMessage {
     }
 
     @Override
-    int bodyLength() {
-        return 0;
+    public int bodyLength() {
+        return BODY_LENGTH;
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         // empty body
     }
 

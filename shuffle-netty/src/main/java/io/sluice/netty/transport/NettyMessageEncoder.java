@@ -71,8 +71,9 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
             throw new EncoderException("cannot wrap the data of " + response + " (" + buffer + ")", e);
         }
         // The header's outcome is not reported on its own: if it fails, the channel is broken and the data write
-        // queued right behind it fails too, which completes the caller's promise. A non-firing void promise avoids
-        // both an allocated promise and a duplicate exceptionCaught for every pending write of a closed channel.
+        // queued right behind it fails too, which completes the caller's promise. A non-firing void promise keeps
+        // a closed channel from raising a duplicate exceptionCaught for every pending write; it is still one small
+        // object per buffer sent (the channel's shared voidPromise() fires exceptionCaught, so it cannot be used).
         ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
         ctx.write(data, promise);
     }

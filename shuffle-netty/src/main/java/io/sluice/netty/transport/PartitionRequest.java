@@ -10,28 +10,31 @@ import java.util.Objects;
  * Client to server: "send me subpartition {@code subpartitionIndex} of {@code partitionId}, tag it with
  * {@code receiverId}; I have reserved {@code initialCredit} buffers for it". Body: partition id (16), subpartition
  * index (4), receiver id (16), initial credit (4). Immutable; any thread.
+ *
+ * @param partitionId       the requested partition
+ * @param subpartitionIndex the requested subpartition, >= 0
+ * @param receiverId        the requesting input channel
+ * @param initialCredit     the buffers the channel reserved for this partition (its exclusive buffers), >= 0
  */
-public final class PartitionRequest extends NettyMessage {
+public record PartitionRequest(ResultPartitionId partitionId, int subpartitionIndex, InputChannelId receiverId,
+                               int initialCredit) implements NettyMessage {
 
     static final byte ID = 0;
 
-    private static final int BODY_LENGTH = WireFields.ID_LENGTH + Integer.BYTES + WireFields.ID_LENGTH + Integer.BYTES;
+    static final int PARTITION_ID_OFFSET = 0;
+    static final int PARTITION_ID_SIZE = WireFields.ID_LENGTH;
+    static final int SUBPARTITION_INDEX_OFFSET = PARTITION_ID_OFFSET + PARTITION_ID_SIZE;
+    static final int SUBPARTITION_INDEX_SIZE = Integer.BYTES;
+    static final int RECEIVER_ID_OFFSET = SUBPARTITION_INDEX_OFFSET + SUBPARTITION_INDEX_SIZE;
+    static final int RECEIVER_ID_SIZE = WireFields.ID_LENGTH;
+    static final int INITIAL_CREDIT_OFFSET = RECEIVER_ID_OFFSET + RECEIVER_ID_SIZE;
+    static final int INITIAL_CREDIT_SIZE = Integer.BYTES;
+    static final int BODY_LENGTH = INITIAL_CREDIT_OFFSET + INITIAL_CREDIT_SIZE;
 
-    private final ResultPartitionId partitionId;
-    private final int subpartitionIndex;
-    private final InputChannelId receiverId;
-    private final int initialCredit;
-
-    /**
-     * @param partitionId       the requested partition
-     * @param subpartitionIndex the requested subpartition, >= 0
-     * @param receiverId        the requesting input channel
-     * @param initialCredit     the buffers the channel reserved for this partition (its exclusive buffers), >= 0
-     */
-    public PartitionRequest(ResultPartitionId partitionId, int subpartitionIndex, InputChannelId receiverId,
-                            int initialCredit) {
-        this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
-        this.receiverId = Objects.requireNonNull(receiverId, "receiverId");
+    /** Checks the fields. */
+    public PartitionRequest {
+        Objects.requireNonNull(partitionId, "partitionId");
+        Objects.requireNonNull(receiverId, "receiverId");
         if (subpartitionIndex < 0) {
             throw new IllegalArgumentException("subpartitionIndex must be >= 0, was " + subpartitionIndex
                     + " (receiver " + receiverId + ")");
@@ -40,24 +43,6 @@ public final class PartitionRequest extends NettyMessage {
             throw new IllegalArgumentException("initialCredit must be >= 0, was " + initialCredit
                     + " (receiver " + receiverId + ")");
         }
-        this.subpartitionIndex = subpartitionIndex;
-        this.initialCredit = initialCredit;
-    }
-
-    public ResultPartitionId partitionId() {
-        return partitionId;
-    }
-
-    public int subpartitionIndex() {
-        return subpartitionIndex;
-    }
-
-    public InputChannelId receiverId() {
-        return receiverId;
-    }
-
-    public int initialCredit() {
-        return initialCredit;
     }
 
     @Override
@@ -66,12 +51,12 @@ public final class PartitionRequest extends NettyMessage {
     }
 
     @Override
-    int bodyLength() {
+    public int bodyLength() {
         return BODY_LENGTH;
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         WireFields.writeId(out, partitionId);
         out.writeInt(subpartitionIndex);
         WireFields.writeId(out, receiverId);
@@ -83,20 +68,6 @@ public final class PartitionRequest extends NettyMessage {
         int subpartitionIndex = in.readInt();
         InputChannelId receiverId = WireFields.readInputChannelId(in);
         return new PartitionRequest(partitionId, subpartitionIndex, receiverId, in.readInt());
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof PartitionRequest other
-                && partitionId.equals(other.partitionId)
-                && subpartitionIndex == other.subpartitionIndex
-                && receiverId.equals(other.receiverId)
-                && initialCredit == other.initialCredit;
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(partitionId, subpartitionIndex, receiverId, initialCredit);
     }
 
     @Override

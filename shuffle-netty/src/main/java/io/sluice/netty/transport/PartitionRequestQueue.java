@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
@@ -57,6 +56,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     private ChannelHandlerContext ctx; // set once in handlerAdded
     private ServerReadThrottle readThrottle; // set once in handlerAdded
+    private ConnectionTraffic traffic; // set once in handlerAdded
 
     PartitionRequestQueue(TransportMetrics metrics) {
         this(metrics, null, false);
@@ -77,6 +77,12 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         this.readThrottle = new ServerReadThrottle(ctx.channel());
+        this.traffic = ConnectionTraffic.of(ctx.channel());
+    }
+
+    /** The connection's counters, where readers count their credit. Event loop. */
+    ConnectionTraffic traffic() {
+        return traffic;
     }
 
     /** Pauses reading from this connection while it cannot take more. Event loop. */
@@ -112,6 +118,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     /** Registers a new reader (its view may come later). Event loop. */
     void register(CreditBasedViewReader reader) {
         assert ctx.executor().inEventLoop();
+        traffic.addCredit(reader.credit());
         CreditBasedViewReader previous = allReaders.put(reader.receiverId(), reader);
         if (previous != null) {
             // A retriggered request for the same receiver replaces the old reader.
@@ -163,6 +170,11 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         reader.resumeConsumption();
         enqueueIfAvailable(reader);
         writeAndFlush();
+    }
+
+    /** Whether this connection writes file spans as FileRegions (TCP, no TLS, no compression). Any thread. */
+    boolean sendsFileRegions() {
+        return fileRegions;
     }
 
     /** Sends what a reader has now that its view is attached. Event loop. */
@@ -256,8 +268,8 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         if (span == null) {
             return false;
         }
-        // A region of its own per buffer: it opens the file when written and closes it when released.
-        FileRegion region = new DefaultFileRegion(span.file().toFile(), span.position(), span.length());
+        // A region per stored buffer over the reader's one open handle: the region takes over the span's reference.
+        FileRegion region = new SharedFileRegion(span.file(), span.position(), span.length());
         ctx.write(BufferResponse.fileRegion(region, span.length(), reader.receiverId(), span.sequenceNumber(),
                 span.buffersInBacklog()), ctx.voidPromise());
         metrics.onBufferSent(span.length());

@@ -2,6 +2,7 @@ package io.sluice.netty.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ShuffleException;
 import io.sluice.netty.partition.PartitionRegistrationListener;
@@ -12,13 +13,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Handles what clients send to the data server: partition requests (served at once, or parked until the partition
- * registers, or answered "not found" after {@code waitForPartitionMillis}), credit, cancellations, close requests
- * and task events.
+ * registers, or answered "not found" after {@code waitForPartitionMillis}), credit, cancellations, close requests,
+ * task events, and a shuffle master's {@link ReleasePartitions} (run on Netty's global executor, never the event
+ * loop; a close request after it closes the connection once those releases are done).
  *
  * <p>One instance per connection; only called on the connection's event loop, except the registration callback,
  * which hands over to the event loop.
@@ -30,6 +34,10 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
     private final ResultPartitionManager partitionManager;
     private final PartitionRequestQueue queue;
     private final long waitForPartitionMillis;
+    /** Runs the releases a shuffle master asks for; never the event loop. */
+    private final Executor releaseExecutor;
+    /** The releases asked on this connection, in order; the close after them waits for them. Event loop only. */
+    private CompletableFuture<Void> pendingReleases = CompletableFuture.completedFuture(null);
 
     /**
      * @param waitForPartitionMillis how long a request for a partition that is not registered yet is kept before it
@@ -40,6 +48,7 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         this.partitionManager = partitionManager;
         this.queue = queue;
         this.waitForPartitionMillis = waitForPartitionMillis;
+        this.releaseExecutor = GlobalEventExecutor.INSTANCE;
     }
 
     @Override
@@ -55,7 +64,14 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         } else if (msg instanceof CloseRequest) {
             LOG.debug("Client of {} closes the connection", ctx.channel());
             queue.releaseAllReaders();
-            ctx.close();
+            if (pendingReleases.isDone()) {
+                ctx.close();
+            } else {
+                // A shuffle master waits for the close as its sign that the releases it asked for are done.
+                pendingReleases.whenComplete((ignored, error) -> ctx.close());
+            }
+        } else if (msg instanceof ReleasePartitions release) {
+            onReleasePartitions(ctx, release);
         } else if (msg instanceof TaskEventRequest taskEvent) {
             // Dropped when the partition is no longer registered (a consumer may acknowledge after its producer
             // finished and was released: normal) or has no listener (logged by the partition). Debug only here.
@@ -66,6 +82,23 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         } else {
             throw new IllegalStateException("unexpected message from a client on " + ctx.channel() + ": " + msg);
         }
+    }
+
+    /**
+     * Releases the partitions a shuffle master asks for, off the event loop (a blocking partition's release deletes
+     * files), in the order asked.
+     */
+    private void onReleasePartitions(ChannelHandlerContext ctx, ReleasePartitions release) {
+        LOG.info("{} asks to release partitions {} (ShuffleMaster.releasePartitionExternally)",
+                ctx.channel().remoteAddress(), release.partitionIds());
+        pendingReleases = pendingReleases.thenRunAsync(() -> {
+            try {
+                partitionManager.releasePartitions(release.partitionIds(), null);
+            } catch (RuntimeException e) {
+                LOG.warn("Releasing partitions {} for {} failed", release.partitionIds(),
+                        ctx.channel().remoteAddress(), e);
+            }
+        }, releaseExecutor);
     }
 
     private void onPartitionRequest(ChannelHandlerContext ctx, PartitionRequest request) {

@@ -10,21 +10,21 @@ import java.util.Objects;
  * (see {@link io.sluice.api.ResultPartitionWriter#broadcastBlockingEvent}); the server's reader of that subpartition
  * resumes sending. Credit is unaffected: the channel keeps the credit it announced. Body: receiver id (16).
  * Immutable; any thread.
+ *
+ * @param receiverId the input channel that resumes
  */
-public final class ResumeConsumption extends NettyMessage {
+public record ResumeConsumption(InputChannelId receiverId) implements NettyMessage {
 
     /** Chosen away from the low ids so that other additions to the protocol do not collide with it. */
     static final byte ID = 16;
 
-    private final InputChannelId receiverId;
+    static final int RECEIVER_ID_OFFSET = 0;
+    static final int RECEIVER_ID_SIZE = WireFields.ID_LENGTH;
+    static final int BODY_LENGTH = RECEIVER_ID_OFFSET + RECEIVER_ID_SIZE;
 
-    /** @param receiverId the input channel that resumes */
-    public ResumeConsumption(InputChannelId receiverId) {
-        this.receiverId = Objects.requireNonNull(receiverId, "receiverId");
-    }
-
-    public InputChannelId receiverId() {
-        return receiverId;
+    /** Checks the field. */
+    public ResumeConsumption {
+        Objects.requireNonNull(receiverId, "receiverId");
     }
 
     @Override
@@ -33,27 +33,17 @@ public final class ResumeConsumption extends NettyMessage {
     }
 
     @Override
-    int bodyLength() {
-        return WireFields.ID_LENGTH;
+    public int bodyLength() {
+        return BODY_LENGTH;
     }
 
     @Override
-    void writeBody(ByteBuf out) {
+    public void writeBody(ByteBuf out) {
         WireFields.writeId(out, receiverId);
     }
 
     static ResumeConsumption readBody(ByteBuf in) {
         return new ResumeConsumption(WireFields.readInputChannelId(in));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof ResumeConsumption other && receiverId.equals(other.receiverId);
-    }
-
-    @Override
-    public int hashCode() {
-        return receiverId.hashCode();
     }
 
     @Override

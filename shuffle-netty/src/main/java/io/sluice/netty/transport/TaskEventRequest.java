@@ -5,48 +5,47 @@ import io.sluice.api.ResultPartitionId;
 import io.sluice.netty.gate.InputChannelId;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Objects;
 
 /**
  * Client to server: an engine-defined event travelling upstream, from the consumer channel {@code receiverId} to the
- * producer of {@code partitionId}. Body: event length (4), event bytes, partition id (16), receiver id (16).
- * Immutable (the event bytes are copied in); any thread.
+ * producer of {@code partitionId}. Body: event length (4), event bytes, partition id (16), receiver id (16); the
+ * fields after the event start at {@code EVENT_OFFSET + eventLength}. Immutable (the event bytes are copied in);
+ * equal when the event bytes and ids are; any thread.
+ *
+ * @param event       the serialized event: its remaining bytes are copied, its position is not moved; the accessor
+ *                    returns a read-only view at position 0
+ * @param partitionId the partition whose producer receives the event
+ * @param receiverId  the sending input channel
  */
-public final class TaskEventRequest extends NettyMessage {
+public record TaskEventRequest(ByteBuffer event, ResultPartitionId partitionId, InputChannelId receiverId)
+        implements NettyMessage {
 
     static final byte ID = 6;
 
-    private final byte[] event;
-    private final ResultPartitionId partitionId;
-    private final InputChannelId receiverId;
+    static final int EVENT_LENGTH_OFFSET = 0;
+    static final int EVENT_LENGTH_SIZE = Integer.BYTES;
+    static final int EVENT_OFFSET = EVENT_LENGTH_OFFSET + EVENT_LENGTH_SIZE;
+    /** Relative to the end of the event: {@code EVENT_OFFSET + eventLength + PARTITION_ID_AFTER_EVENT}. */
+    static final int PARTITION_ID_AFTER_EVENT = 0;
+    static final int PARTITION_ID_SIZE = WireFields.ID_LENGTH;
+    /** Relative to the end of the event. */
+    static final int RECEIVER_ID_AFTER_EVENT = PARTITION_ID_AFTER_EVENT + PARTITION_ID_SIZE;
+    static final int RECEIVER_ID_SIZE = WireFields.ID_LENGTH;
+    /** The body without the event bytes. */
+    static final int FIXED_BODY_LENGTH = EVENT_OFFSET + RECEIVER_ID_AFTER_EVENT + RECEIVER_ID_SIZE;
 
-    /**
-     * @param event       the serialized event: its remaining bytes are copied, its position is not moved
-     * @param partitionId the partition whose producer receives the event
-     * @param receiverId  the sending input channel
-     */
-    public TaskEventRequest(ByteBuffer event, ResultPartitionId partitionId, InputChannelId receiverId) {
-        this(copyRemaining(Objects.requireNonNull(event, "event")), partitionId, receiverId);
-    }
-
-    private TaskEventRequest(byte[] event, ResultPartitionId partitionId, InputChannelId receiverId) {
-        this.event = event;
-        this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
-        this.receiverId = Objects.requireNonNull(receiverId, "receiverId");
+    /** Copies the event's remaining bytes (a read-only buffer of its own) and checks the ids. */
+    public TaskEventRequest {
+        event = copyRemaining(Objects.requireNonNull(event, "event"));
+        Objects.requireNonNull(partitionId, "partitionId");
+        Objects.requireNonNull(receiverId, "receiverId");
     }
 
     /** @return a read-only view of the event bytes (position 0) */
+    @Override
     public ByteBuffer event() {
-        return ByteBuffer.wrap(event).asReadOnlyBuffer();
-    }
-
-    public ResultPartitionId partitionId() {
-        return partitionId;
-    }
-
-    public InputChannelId receiverId() {
-        return receiverId;
+        return event.duplicate();
     }
 
     @Override
@@ -55,12 +54,12 @@ public final class TaskEventRequest extends NettyMessage {
     }
 
     @Override
-    int bodyLength() {
-        return bodyLength(event.length);
+    public int bodyLength() {
+        return bodyLength(event.remaining());
     }
 
     private static int bodyLength(int eventLength) {
-        return Integer.BYTES + eventLength + 2 * WireFields.ID_LENGTH;
+        return FIXED_BODY_LENGTH + eventLength;
     }
 
     /** The length of the frame of a request carrying an event of {@code eventLength} bytes, header included. */
@@ -69,9 +68,9 @@ public final class TaskEventRequest extends NettyMessage {
     }
 
     @Override
-    void writeBody(ByteBuf out) {
-        out.writeInt(event.length);
-        out.writeBytes(event);
+    public void writeBody(ByteBuf out) {
+        out.writeInt(event.remaining());
+        out.writeBytes(event.duplicate());
         WireFields.writeId(out, partitionId);
         WireFields.writeId(out, receiverId);
     }
@@ -80,31 +79,18 @@ public final class TaskEventRequest extends NettyMessage {
         byte[] event = new byte[WireFields.readLength(in, "event")];
         in.readBytes(event);
         ResultPartitionId partitionId = WireFields.readResultPartitionId(in);
-        return new TaskEventRequest(event, partitionId, WireFields.readInputChannelId(in));
+        return new TaskEventRequest(ByteBuffer.wrap(event), partitionId, WireFields.readInputChannelId(in));
     }
 
-    private static byte[] copyRemaining(ByteBuffer source) {
+    private static ByteBuffer copyRemaining(ByteBuffer source) {
         byte[] bytes = new byte[source.remaining()];
         source.get(source.position(), bytes);
-        return bytes;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof TaskEventRequest other
-                && Arrays.equals(event, other.event)
-                && partitionId.equals(other.partitionId)
-                && receiverId.equals(other.receiverId);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(Arrays.hashCode(event), partitionId, receiverId);
+        return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
     }
 
     @Override
     public String toString() {
-        return "TaskEventRequest[" + event.length + " bytes for partition " + partitionId
+        return "TaskEventRequest[" + event.remaining() + " bytes for partition " + partitionId
                 + " from receiver " + receiverId + "]";
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.api.BufferOrEvent;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ShuffleException;
@@ -15,12 +16,15 @@ import io.sluice.buffers.BufferRecycler;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
+import io.sluice.netty.event.EventSerializer;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
@@ -402,6 +406,35 @@ class RemoteInputChannelTest {
         assertFalse(channel.hasError(), "the sequence 0..4 has no gap");
         assertEquals(5, channels.metrics().buffersReceived());
         assertEquals(4 * 2 + event.length, channels.metrics().bytesReceived());
+    }
+
+    // docs/contract.md: BufferOrEvent.isPriority() and the priority future, for a remote channel's priority frame
+    @Test
+    void priorityEventFrame_reachesTheEngineFlagged_aheadOfEarlierBuffers() throws Exception {
+        SingleInputGate gate = channels.gate(1, 4, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, 0, "b0");
+        receive(channel, 1, 0, "b1");
+        assertFalse(gate.priorityEventAvailableFuture().isDone());
+
+        channel.onBuffer(EventSerializer.userEvent(ByteBuffer.wrap("urgent".getBytes(StandardCharsets.UTF_8))), 2, 0,
+                true);
+        channel.onBuffer(EventSerializer.userEvent(ByteBuffer.wrap("plain".getBytes(StandardCharsets.UTF_8))), 3, 0,
+                false);
+
+        assertTrue(gate.priorityEventAvailableFuture().isDone());
+        List<String> order = new ArrayList<>();
+        for (Optional<BufferOrEvent> next = gate.pollNext(); next.isPresent(); next = gate.pollNext()) {
+            BufferOrEvent element = next.get();
+            byte[] bytes = new byte[element.data().remaining()];
+            element.data().get(bytes);
+            order.add((element.isPriority() ? "priority " : element.isEvent() ? "event " : "")
+                    + new String(bytes, StandardCharsets.UTF_8));
+            element.recycle();
+            assertFalse(gate.priorityEventAvailableFuture().isDone(), "the only priority event was taken");
+        }
+        assertEquals(List.of("priority urgent", "b0", "b1", "event plain"), order);
+        RemoteChannels.release(channel);
     }
 
     // CH-2, MSG-5 (the channel's empty-buffer path)

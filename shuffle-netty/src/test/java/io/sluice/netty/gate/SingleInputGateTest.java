@@ -28,6 +28,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
@@ -377,6 +378,49 @@ class SingleInputGateTest {
         assertEquals("urgent", first.text());
         assertEquals(0, GateElement.poll(gate).channel(), "then the order the channels queued in");
         assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(1, 0, 3))), GateElement.poll(gate).bytes());
+    }
+
+    // docs/contract.md: BufferOrEvent.isPriority() and InputGate.priorityEventAvailableFuture(), in-process channels
+    @Test
+    void priorityEvents_areFlagged_andThePriorityFutureSaysOnePollsNext_untilAllAreTaken() throws Exception {
+        ResultPartition p0 = fixture.setUpPartition(1);
+        ResultPartition p1 = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpGate(0, p0, p1);
+        p0.emitRecord(TestRecords.record(0, 0, 3), 0);
+        p0.flush(0);
+        p1.emitRecord(TestRecords.record(1, 0, 3), 0);
+        p1.broadcastEvent(text("ordinary"), false);
+        p1.flush(0);
+        assertFalse(gate.priorityEventAvailableFuture().isDone(), "no priority event yet");
+
+        p1.broadcastEvent(text("urgent 1"), true);
+        p0.broadcastEvent(text("urgent 2"), true);
+        p1.broadcastEvent(text("urgent 3"), true);
+
+        assertTrue(gate.priorityEventAvailableFuture().isDone());
+        List<String> priority = new ArrayList<>();
+        while (gate.priorityEventAvailableFuture().isDone()) {
+            BufferOrEvent next = gate.pollNext().orElseThrow();
+            try {
+                assertTrue(next.isEvent() && next.isPriority(), "while the future is done, a priority event: " + next);
+                priority.add(next.channelIndex() + ":" + new String(TestRecords.bytesOf(next.data()),
+                        StandardCharsets.UTF_8));
+            } finally {
+                next.recycle();
+            }
+        }
+        // The latest announcement leads; a channel stays in front until its priority events are all taken.
+        assertEquals(List.of("1:urgent 1", "1:urgent 3", "0:urgent 2"), priority);
+        List<String> rest = new ArrayList<>();
+        for (Optional<BufferOrEvent> next = gate.pollNext(); next.isPresent(); next = gate.pollNext()) {
+            assertFalse(next.get().isPriority(), "not a priority element: " + next.get());
+            rest.add(next.get().channelIndex() + (next.get().isEvent() ? ":event" : ":buffer"));
+            next.get().recycle();
+        }
+        assertEquals(List.of("1:buffer", "0:buffer", "1:event"), rest);
+        assertFalse(gate.priorityEventAvailableFuture().isDone(), "renewed once every priority event was taken");
+        gate.close();
+        assertTrue(gate.priorityEventAvailableFuture().isDone(), "a closed gate completes it");
     }
 
     // BUF-1 through the gate: a buffer handed to the engine is recycled once; a second recycle fails

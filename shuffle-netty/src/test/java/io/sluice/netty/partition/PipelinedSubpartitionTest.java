@@ -77,7 +77,7 @@ class PipelinedSubpartitionTest {
     void add_afterFinish_returnsMinusOne_recyclesTheBuffer_countersUnchanged() {
         subpartition.finish();
         assertEquals(1, subpartition.getNumberOfQueuedBuffers(), "finish queues exactly the end of partition");
-        assertEquals(0, subpartition.unsynchronizedGetBacklog(), "an event is not backlog");
+        assertEquals(0, subpartition.getBacklog(), "an event is not backlog");
 
         BufferConsumer late = elements.finished(1, SIZE);
         assertEquals(-1, subpartition.add(late, false));
@@ -85,7 +85,7 @@ class PipelinedSubpartitionTest {
         assertTrue(late.isRecycled(), "a refused buffer is recycled at once");
         assertEquals(0, partition.bufferPool().bestEffortGetNumOfUsedBuffers());
         assertEquals(1, subpartition.getNumberOfQueuedBuffers());
-        assertEquals(0, subpartition.unsynchronizedGetBacklog());
+        assertEquals(0, subpartition.getBacklog());
     }
 
     // PS-2 [core]
@@ -100,7 +100,7 @@ class PipelinedSubpartitionTest {
         assertTrue(late.isRecycled());
         assertEquals(0, partition.bufferPool().bestEffortGetNumOfUsedBuffers());
         assertEquals(0, subpartition.getNumberOfQueuedBuffers());
-        assertEquals(0, subpartition.unsynchronizedGetBacklog());
+        assertEquals(0, subpartition.getBacklog());
     }
 
     // PS-2 [core]
@@ -112,7 +112,7 @@ class PipelinedSubpartitionTest {
         subpartition.finish();
 
         assertEquals(2, subpartition.getNumberOfQueuedBuffers());
-        assertEquals(1, subpartition.unsynchronizedGetBacklog(), "after finish the last data buffer is sendable");
+        assertEquals(1, subpartition.getBacklog(), "after finish the last data buffer is sendable");
         assertEquals(1, listener.total(), "finish tells the reader");
 
         Polled data = Polled.take(view);
@@ -175,7 +175,7 @@ class PipelinedSubpartitionTest {
         subpartition.release(null);
 
         assertEquals(0, subpartition.getNumberOfQueuedBuffers());
-        assertEquals(0, subpartition.unsynchronizedGetBacklog());
+        assertEquals(0, subpartition.getBacklog());
         assertTrue(first.isRecycled() && second.isRecycled() && event.isRecycled(), "queued elements recycled");
         assertFalse(last.isRecycled(), "the producer still holds the buffer under construction");
         elements.closeBuilder(open);
@@ -230,7 +230,7 @@ class PipelinedSubpartitionTest {
         assertEquals(1, listener.total());
         subpartition.add(elements.finished(3, 0), false);
         assertEquals(1, listener.total());
-        assertEquals(3, subpartition.unsynchronizedGetBacklog());
+        assertEquals(3, subpartition.getBacklog());
         subpartition.add(elements.finished(4, 20), false);
         assertEquals(1, listener.total());
 
@@ -249,7 +249,7 @@ class PipelinedSubpartitionTest {
         BufferBuilder open = elements.unfinished(1, 10);
         subpartition.add(open.createBufferConsumerFromBeginning(), false);
 
-        assertEquals(0, subpartition.unsynchronizedGetBacklog());
+        assertEquals(0, subpartition.getBacklog());
         assertEquals(0, listener.total());
         Polled polled = Polled.take(view);
         assertArrayEquals(QueueElements.content(1, 10), polled.bytes());
@@ -269,7 +269,7 @@ class PipelinedSubpartitionTest {
         BufferBuilder open = elements.unfinished(2, 7);
         subpartition.add(open.createBufferConsumerFromBeginning(), false);
 
-        assertEquals(1, subpartition.unsynchronizedGetBacklog());
+        assertEquals(1, subpartition.getBacklog());
         assertEquals(1, listener.total());
         Polled first = Polled.take(view);
         assertArrayEquals(QueueElements.content(1, SIZE), first.bytes());
@@ -304,7 +304,7 @@ class PipelinedSubpartitionTest {
         subpartition.flush();
 
         assertEquals(before + 1, listener.total(), "one notification per flush, none for repeats");
-        assertEquals(1, subpartition.unsynchronizedGetBacklog(), "a flushed buffer counts in the backlog");
+        assertEquals(1, subpartition.getBacklog(), "a flushed buffer counts in the backlog");
         assertTrue(view.isAvailable(1));
         Polled flushed = Polled.take(view);
         assertArrayEquals(QueueElements.content(2, 9), flushed.bytes());
@@ -320,12 +320,12 @@ class PipelinedSubpartitionTest {
         BufferBuilder open = elements.unfinished(2, 3);
         subpartition.add(open.createBufferConsumerFromBeginning(), false);
         assertEquals(1, listener.total());
-        assertEquals(1, subpartition.unsynchronizedGetBacklog());
+        assertEquals(1, subpartition.getBacklog());
 
         subpartition.flush();
 
         assertEquals(1, listener.total(), "the reader was told already");
-        assertEquals(2, subpartition.unsynchronizedGetBacklog());
+        assertEquals(2, subpartition.getBacklog());
         Polled first = Polled.take(view);
         assertTrue(first.isDataAvailable(), "the flushed tail is available");
         assertEquals(1, first.backlog());
@@ -349,7 +349,7 @@ class PipelinedSubpartitionTest {
         subpartition.add(second.createBufferConsumerFromBeginning(), false);
         elements.closeBuilder(second);
         assertEquals(1, listener.total(), "the reader was told already");
-        assertEquals(2, subpartition.unsynchronizedGetBacklog(), "events are not backlog; finished buffers are");
+        assertEquals(2, subpartition.getBacklog(), "events are not backlog; finished buffers are");
 
         Polled data1 = Polled.take(view);
         Polled event = Polled.take(view);
@@ -443,7 +443,7 @@ class PipelinedSubpartitionTest {
             elements.closeBuilder(tail);
             subpartition.finish();
         }
-        int backlog = subpartition.unsynchronizedGetBacklog();
+        int backlog = subpartition.getBacklog();
 
         int dataBuffers = 0;
         while (view.isAvailable(Integer.MAX_VALUE)) {

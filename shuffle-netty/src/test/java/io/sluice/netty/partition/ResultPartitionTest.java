@@ -364,6 +364,33 @@ class ResultPartitionTest {
         MemoryAssertions.assertAllSegmentsReturned(fixture.globalPool());
     }
 
+    // Overdraft: after availableFuture() said available, a record that spans several buffers completes without
+    // blocking (Flink's mailbox thread must not block there); the partition stays unavailable until it is repaid
+    @Test
+    void recordSpanningBuffers_startedWhileAvailable_completesOnOverdraft_thenThePartitionIsUnavailableUntilRepaid()
+            throws Exception {
+        ResultPartition partition = fixture.newPartition().subpartitions(1).buffers(2, 2).setUp();
+        partition.setMaxOverdraftBuffers(3);
+        ResultSubpartitionView view = partition.createSubpartitionView(0, new RecordingAvailabilityListener());
+        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        assertTrue(partition.availableFuture().isDone(), "one of the two buffers is free");
+
+        // Four buffers' worth: one of the pool's own, then three overdraft buffers.
+        BackgroundTask<Void> spanning = BackgroundTask.start("mailbox-like producer",
+                () -> partition.emitRecord(TestRecords.record(0, 1, 4 * SEGMENT - 4), 0));
+        spanning.await();
+
+        assertEquals(3, partition.bufferPool().getNumberOfOverdraftBuffers());
+        assertFalse(partition.availableFuture().isDone(), "no new record while overdraft is out");
+        partition.finish();
+        ByteArrayOutputStream data = new ByteArrayOutputStream();
+        drainElements(view, data);
+        assertEquals(2, TestRecords.decodeFramed(data.toByteArray()).size(), "both records, whole and in order");
+        assertEquals(0, partition.bufferPool().getNumberOfOverdraftBuffers(), "repaid as the consumer recycled");
+        assertTrue(partition.bufferPool().getNumberOfAvailableMemorySegments() <= 2,
+                "the overdraft went back to the environment, the pool keeps no more than its own 2");
+    }
+
     /** Emits a third one-buffer record into a full pool of two on another thread, and waits until it blocks. */
     private static BackgroundTask<Void> emitThirdFullRecord(ResultPartition partition) {
         BackgroundTask<Void> producer = BackgroundTask.start("blocked-producer",

@@ -15,6 +15,8 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 
 /** MSG-1: every client-to-server message survives the encoder and the {@link ServerMessageDecoder} unchanged. */
@@ -45,7 +47,9 @@ class ClientToServerMessagesTest {
                 new ResumeConsumption(RECEIVER),
                 new CloseRequest(),
                 new TaskEventRequest(ByteBuffer.wrap(TestBuffers.pattern(100, 3)), PARTITION, RECEIVER),
-                new TaskEventRequest(ByteBuffer.allocate(0), PARTITION, RECEIVER));
+                new TaskEventRequest(ByteBuffer.allocate(0), PARTITION, RECEIVER),
+                new ReleasePartitions(List.of(PARTITION)),
+                new ReleasePartitions(List.of(PARTITION, ResultPartitionId.random(), ResultPartitionId.random())));
     }
 
     @ParameterizedTest
@@ -88,9 +92,23 @@ class ClientToServerMessagesTest {
         assertEquals(Frame.HEADER_LENGTH + Integer.BYTES + 16, wire.length);
         assertEquals(wire.length, frame.getInt(0), "frameLength counts the whole frame, itself included");
         assertEquals(0x534C4345, frame.getInt(4));
-        assertEquals(2, frame.get(8), "protocol version 2 (heartbeats)");
+        assertEquals(3, frame.get(8), "protocol version 3 (heartbeats, then ReleasePartitions)");
         assertEquals(AddCredit.ID, frame.get(9));
         assertEquals(5, frame.getInt(10));
+    }
+
+    @Test
+    void releasePartitions_ofTheMostIdsOneMessageCarries_fitsTheServersFrameLimit() {
+        List<ResultPartitionId> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < ReleasePartitions.MAX_IDS; i++) {
+            ids.add(ResultPartitionId.random());
+        }
+        byte[] wire = channels.encode(new ReleasePartitions(ids));
+
+        assertTrue(wire.length <= ServerMessageDecoder.maxClientFrameLength(), wire.length + " bytes");
+        ids.add(ResultPartitionId.random());
+        assertThrows(IllegalArgumentException.class, () -> new ReleasePartitions(ids), "one id too many");
+        assertThrows(IllegalArgumentException.class, () -> new ReleasePartitions(List.of()));
     }
 
     @Test

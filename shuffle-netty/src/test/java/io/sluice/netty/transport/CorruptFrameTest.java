@@ -1,5 +1,7 @@
 package io.sluice.netty.transport;
 
+import static org.mockito.Mockito.mock;
+import io.sluice.buffers.BufferRecycler;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.netty.gate.InputChannelId;
 import org.junit.jupiter.api.AfterEach;
@@ -56,7 +58,7 @@ class CorruptFrameTest {
         return Stream.of(Side.values()).flatMap(side -> Stream.of(
                 Arguments.of(side, header(14, 0x12345678, Frame.VERSION, side.acceptedId),
                         "bad magic 0x12345678, expected 0x534C4345"),
-                Arguments.of(side, header(14, MAGIC, 1, side.acceptedId), "unsupported protocol version 1, expected 2"),
+                Arguments.of(side, header(14, MAGIC, 1, side.acceptedId), "unsupported protocol version 1, expected 3"),
                 Arguments.of(side, header(14, MAGIC, Frame.VERSION, 42), "message id 42 is not a " + side.direction + " message"),
                 Arguments.of(side, header(-1, MAGIC, Frame.VERSION, side.acceptedId), "negative frame length -1"),
                 Arguments.of(side, header(9, MAGIC, Frame.VERSION, side.acceptedId),
@@ -149,7 +151,7 @@ class CorruptFrameTest {
         TestNetworkBufferAllocator buffers = new TestNetworkBufferAllocator(RECEIVER);
         EmbeddedChannel channel = side == Side.SERVER ? channels.server(MAX) : channels.client(buffers);
         byte[] valid = side == Side.SERVER ? channels.encode(new CloseRequest())
-                : channels.encode(new BufferResponse(TestBuffers.dataBuffer(10, 1, new CountingRecycler()), RECEIVER,
+                : channels.encode(new BufferResponse(TestBuffers.dataBuffer(10, 1, mock(BufferRecycler.class)), RECEIVER,
                 0, 0, DataType.DATA_BUFFER, 10));
         assertThrows(CorruptFrameException.class, () -> channels.feed(channel, header(14, 0, 1, 0), 100));
 

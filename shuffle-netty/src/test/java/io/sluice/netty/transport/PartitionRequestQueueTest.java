@@ -403,7 +403,7 @@ class PartitionRequestQueueTest {
         }
 
         @Override
-        public int unsynchronizedGetBacklog() {
+        public int getBacklog() {
             return 0;
         }
 

@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import io.sluice.buffers.BufferRecycler;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.event.EventSerializer;
@@ -25,7 +26,7 @@ final class TestBuffers {
     }
 
     /** An off-heap data buffer of one segment holding {@code pattern(size, seed)}. */
-    static Buffer dataBuffer(int size, int seed, CountingRecycler recycler) {
+    static Buffer dataBuffer(int size, int seed, BufferRecycler recycler) {
         MemorySegment segment = MemorySegment.allocateOffHeap(SEGMENT_SIZE);
         segment.put(0, pattern(size, seed), 0, size);
         return new Buffer(segment, recycler, true, size);
@@ -41,7 +42,7 @@ final class TestBuffers {
     }
 
     /** A heap event buffer holding {@code eventPattern(size, seed)}: a user event. */
-    static Buffer eventBuffer(int size, int seed, CountingRecycler recycler) {
+    static Buffer eventBuffer(int size, int seed, BufferRecycler recycler) {
         return new Buffer(MemorySegment.wrap(eventPattern(size, seed)), recycler, false, size);
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import io.sluice.buffers.BufferRecycler;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.gate.InputChannelId;
@@ -7,6 +8,7 @@ import io.sluice.netty.gate.InputChannelId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
@@ -17,7 +19,8 @@ final class TestNetworkBufferAllocator implements NetworkBufferAllocator {
 
     private final Predicate<InputChannelId> known;
     private final int segmentSize;
-    private final CountingRecycler recycler = new CountingRecycler();
+    private final AtomicInteger recycled = new AtomicInteger();
+    private final BufferRecycler recycler = segment -> recycled.incrementAndGet();
     private final List<Buffer> handedOut = new ArrayList<>();
     private final List<InputChannelId> pooledRequests = new ArrayList<>();
     private int eventRequests;
@@ -71,6 +74,6 @@ final class TestNetworkBufferAllocator implements NetworkBufferAllocator {
 
     /** Buffers handed out and recycled since. */
     int recycled() {
-        return recycler.recycled();
+        return recycled.get();
     }
 }

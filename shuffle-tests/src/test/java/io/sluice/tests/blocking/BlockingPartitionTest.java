@@ -6,7 +6,9 @@ import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
+import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
+import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
@@ -131,17 +133,42 @@ class BlockingPartitionTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
     void releaseDuringRead_failsTheReader_filesGoOnceItHasGone(BlockingLink link) throws Exception {
+        releaseDuringRead(link, (shuffle, partition) ->
+                shuffle.producerEnvironment().releasePartitionsLocally(List.of(partition.id())));
+    }
+
+    /**
+     * The master's release reaches the producer's environment (a ReleasePartitions message to its data port, or
+     * in-process for an environment without one): the reader there fails with the documented exception, the files
+     * go once it has let go, the environment forgets the partition, and every segment is back.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.sluice.tests.blocking.BlockingLink#all")
+    void releasePartitionExternally_duringARead_failsTheReader_deletesTheFilesAtTheProducer(BlockingLink link)
+            throws Exception {
+        releaseDuringRead(link, (shuffle, partition) ->
+                shuffle.master().releasePartitionExternally(partition.descriptor()));
+    }
+
+    /** How a test releases a partition. */
+    private interface Release {
+        void release(ShuffleFixture shuffle, RegisteredPartition partition) throws Exception;
+    }
+
+    private void releaseDuringRead(BlockingLink link, Release release) throws Exception {
         try (ShuffleFixture shuffle = link.start(config())) {
             RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 1, 0);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            long[] records = produce(writer, 20L << 20);
-            writer.finish();
+            long[] records = writeFinished(shuffle, partition, 20L << 20);
             RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
             RecordVerifier verifier = new RecordVerifier("consumer", new int[] {0});
             RecordTraffic.read(reader, verifier, 10); // reading has begun
 
-            shuffle.producerEnvironment().releasePartitionsLocally(List.of(partition.id()));
+            release.release(shuffle, partition);
+            ShuffleEnvironment producer = shuffle.producerEnvironment();
+            // A release from the master travels to the producer: the reader continues once it has arrived there.
+            Await.until(() -> !producer.partitionsOccupyingLocalResources().contains(partition.id()),
+                    Await.EVENTUALLY, () -> "partitions at the producer: "
+                            + producer.partitionsOccupyingLocalResources());
 
             Throwable failure = shuffle.fork("consumer", () -> RecordTraffic.readToEnd(reader, verifier))
                     .awaitFailure(Await.EVENTUALLY);
@@ -150,6 +177,53 @@ class BlockingPartitionTest {
             assertTrue(verifier.records() < records[0], "the read ended early");
             reader.close();
             Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
+            assertAllSegmentsFree(producer, "the producer after the release");
+        }
+    }
+
+    /** Writes {@code bytes} of records to a new writer of {@code partition}, finishes and closes it. */
+    private static long[] writeFinished(ShuffleFixture shuffle, RegisteredPartition partition, long bytes)
+            throws IOException {
+        ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+        writer.setup();
+        long[] records = produce(writer, bytes);
+        writer.finish();
+        writer.close(); // the data stays for its consumers
+        return records;
+    }
+
+    /** Under TLS the master authenticates like any peer: with the cluster's certificate its release is obeyed. */
+    @Test
+    void releasePartitionExternally_overTls_deletesTheFiles() throws Exception {
+        ShuffleConfig config = TestPkis.cluster().configure(config(), "jdk");
+        try (ShuffleFixture shuffle = ShuffleFixture.start(Transport.NIO, config)) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
+            writeFinished(shuffle, partition, 1L << 20);
+            assertEquals(2, dataFiles().size(), "files of the finished partition: " + dataFiles());
+
+            shuffle.master().releasePartitionExternally(partition.descriptor());
+
+            Await.until(() -> dataFiles().isEmpty(), Await.EVENTUALLY, () -> "files deleted: " + dataFiles());
+        }
+    }
+
+    /** A master whose certificate the environments do not trust cannot release their partitions. */
+    @Test
+    void releasePartitionExternally_fromAnUntrustedMaster_isRefused_filesStay() throws Exception {
+        ShuffleConfig config = TestPkis.cluster().configure(config(), "jdk");
+        try (ShuffleFixture shuffle = ShuffleFixture.start(Transport.NIO, config);
+             ShuffleMaster stranger = ShuffleServiceLoader.load(TestPkis.foreign().configure(config(), "jdk"))
+                     .createShuffleMaster(TestPkis.foreign().configure(config(), "jdk"))) {
+            RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
+            long[] records = writeFinished(shuffle, partition, 1L << 20);
+
+            stranger.releasePartitionExternally(partition.descriptor());
+            Thread.sleep(1000); // the refusal takes a handshake; no assertion depends on the exact time
+
+            assertEquals(2, dataFiles().size(), "files after an untrusted master's release: " + dataFiles());
+            assertTrue(shuffle.producerEnvironment().partitionsOccupyingLocalResources().contains(partition.id()),
+                    "the partition is still registered at its producer");
+            readEverySubpartition(shuffle, partition, records, "after the refused release");
         }
     }
 

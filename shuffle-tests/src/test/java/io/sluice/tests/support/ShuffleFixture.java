@@ -165,6 +165,11 @@ public final class ShuffleFixture implements AutoCloseable {
         return config;
     }
 
+    /** @return the shuffle master that registered the partitions (made with the environments' configuration) */
+    public ShuffleMaster master() {
+        return master;
+    }
+
     /** @return every environment of the layout, producers' first */
     public List<ShuffleEnvironment> environments() {
         return environments;

@@ -43,6 +43,8 @@ public final class BlockingReadScheduler implements AutoCloseable {
     private int allocatedSegments; // guarded by lock
     private final Set<SortMergeSubpartitionView> readers = new LinkedHashSet<>(); // guarded by lock
     private boolean wakeUp; // guarded by lock
+    /** A reader stopped for lack of a free segment: the next recycled one wakes the thread. */
+    private boolean memoryWanted; // guarded by lock
     private boolean closed; // guarded by lock
     private Thread ioThread; // guarded by lock
 
@@ -132,6 +134,8 @@ public final class BlockingReadScheduler implements AutoCloseable {
             segment = freeSegments.poll();
             if (segment == null) {
                 if (allocatedSegments >= maxSegments) {
+                    // The next recycled segment wakes the thread again.
+                    memoryWanted = true;
                     return null;
                 }
                 allocatedSegments++;
@@ -151,7 +155,12 @@ public final class BlockingReadScheduler implements AutoCloseable {
                 return;
             }
             freeSegments.add(segment);
-            wakeUpLocked();
+            if (memoryWanted) {
+                // Only a reader that found the budget used up waits for this; otherwise the consumer's own wake-up
+                // (when its queue runs low) is enough, and the thread is not woken once per recycled buffer.
+                memoryWanted = false;
+                wakeUpLocked();
+            }
         }
     }
 

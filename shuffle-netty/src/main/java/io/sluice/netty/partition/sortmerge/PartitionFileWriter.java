@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -32,6 +33,10 @@ final class PartitionFileWriter implements AutoCloseable {
     private final ByteBuffer compressed;
     private final ByteBuffer indexEntries;
     private final ByteBuffer[] gather = new ByteBuffer[2];
+    /** Headers of the run being written without compression, 8 bytes per buffer; grown to the largest run. */
+    private ByteBuffer headers = ByteBuffer.allocateDirect(64 * PartitionFiles.BUFFER_HEADER_BYTES);
+    /** Header and payload of each buffer of that run, for one gathering write; grown with {@code headers}. */
+    private ByteBuffer[] regionGather = new ByteBuffer[128];
     private long dataPosition;
     private int regions;
 
@@ -120,8 +125,55 @@ final class PartitionFileWriter implements AutoCloseable {
     }
 
     private void writeBuffers(List<Buffer> buffers) throws IOException {
-        for (int i = 0, n = buffers.size(); i < n; i++) {
-            writeBuffer(buffers.get(i));
+        if (compressor != null) {
+            for (int i = 0, n = buffers.size(); i < n; i++) {
+                writeBuffer(buffers.get(i));
+            }
+            return;
+        }
+        // Without compression the stored bytes are the buffers' own: one gathering write for the whole run, headers
+        // and payloads interleaved, instead of a system call per buffer.
+        int n = buffers.size();
+        if (n == 0) {
+            return;
+        }
+        ensureGatherCapacity(n);
+        headers.clear();
+        long expected = 0;
+        for (int i = 0; i < n; i++) {
+            Buffer buffer = buffers.get(i);
+            ByteBuffer payload = buffer.getNioBufferReadable();
+            int length = payload.remaining();
+            ByteBuffer header = headers.slice(i * PartitionFiles.BUFFER_HEADER_BYTES, PartitionFiles.BUFFER_HEADER_BYTES);
+            PartitionFiles.writeBufferHeader(header, length, !buffer.isBuffer(), false);
+            regionGather[2 * i] = header;
+            regionGather[2 * i + 1] = payload;
+            expected += PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
+        }
+        int first = 0;
+        int count = 2 * n;
+        long written = 0;
+        while (written < expected) {
+            long w = data.write(regionGather, first, count - first);
+            if (w < 0) {
+                throw new IOException("write to " + dataPath + " returned " + w);
+            }
+            written += w;
+            while (first < count && !regionGather[first].hasRemaining()) {
+                regionGather[first++] = null;
+            }
+        }
+        Arrays.fill(regionGather, first, count, null);
+        dataPosition += expected;
+    }
+
+    /** Grows the header space and the gather array to hold {@code buffers} buffers (rarely: a pool's size). */
+    private void ensureGatherCapacity(int buffers) {
+        if (regionGather.length < 2 * buffers) {
+            regionGather = new ByteBuffer[2 * buffers];
+        }
+        if (headers.capacity() < buffers * PartitionFiles.BUFFER_HEADER_BYTES) {
+            headers = ByteBuffer.allocateDirect(buffers * PartitionFiles.BUFFER_HEADER_BYTES);
         }
     }
 

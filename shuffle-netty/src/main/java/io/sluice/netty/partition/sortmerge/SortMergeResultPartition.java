@@ -2,19 +2,20 @@ package io.sluice.netty.partition.sortmerge;
 
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
+import io.sluice.api.RecordFraming;
 import io.sluice.api.ResultPartitionId;
-import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferPoolDestroyedException;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.file.FileChannelManager;
+import io.sluice.netty.partition.AbstractResultPartition;
 import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.PartitionBufferPoolFactory;
-import io.sluice.netty.partition.RegisteredPartition;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import org.slf4j.Logger;
@@ -32,8 +33,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 /**
  * A blocking partition in the sort-merge style: records are framed ({@link io.sluice.api.RecordFraming}) into
@@ -50,7 +49,7 @@ import java.util.function.Consumer;
  * deletion). A release from another thread first destroys the pool (waking a blocked producer), then takes
  * {@code emitLock} to recycle the region's buffers. Lock order: {@code emitLock}, then {@code stateLock}.
  */
-public final class SortMergeResultPartition implements ResultPartitionWriter, RegisteredPartition {
+public final class SortMergeResultPartition extends AbstractResultPartition {
 
     private static final Logger LOG = LoggerFactory.getLogger(SortMergeResultPartition.class);
     private static final AtomicInteger FILE_ORDER = new AtomicInteger();
@@ -67,11 +66,7 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         RELEASED
     }
 
-    private final ResultPartitionId partitionId;
-    private final String ownerName;
     private final int subpartitions;
-    private final ResultPartitionManager partitionManager;
-    private final PartitionBufferPoolFactory poolFactory;
     private final FileChannelManager fileManager;
     private final BlockingReadScheduler readScheduler;
     private final BufferCompressor compressor;
@@ -98,10 +93,6 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
     private boolean filesDeleted; // guarded by stateLock
     private Throwable releaseCause; // guarded by stateLock
 
-    private volatile Consumer<ByteBuffer> taskEventListener;
-    private final AtomicLong bytesOut = new AtomicLong();
-    private final AtomicLong buffersOut = new AtomicLong();
-
     /**
      * @param compressor lz4 for the data buffers on disk, or null to store them as they are
      */
@@ -110,15 +101,8 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
                                     ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
                                     FileChannelManager fileManager, BlockingReadScheduler readScheduler,
                                     BufferCompressor compressor) {
-        if (numberOfSubpartitions < 1) {
-            throw new IllegalArgumentException("partition " + partitionId + " needs at least one subpartition, got "
-                    + numberOfSubpartitions);
-        }
-        this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
-        this.ownerName = ownerName;
+        super(partitionId, ownerName, numberOfSubpartitions, partitionManager, poolFactory);
         this.subpartitions = numberOfSubpartitions;
-        this.partitionManager = partitionManager;
-        this.poolFactory = poolFactory;
         this.fileManager = fileManager;
         this.readScheduler = readScheduler;
         this.compressor = compressor;
@@ -128,16 +112,6 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         for (int i = 0; i <= numberOfSubpartitions; i++) {
             regionBuffers[i] = new ArrayList<>();
         }
-    }
-
-    @Override
-    public ResultPartitionId partitionId() {
-        return partitionId;
-    }
-
-    @Override
-    public int numberOfSubpartitions() {
-        return subpartitions;
     }
 
     @Override
@@ -186,6 +160,7 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
                 broadcastRegion = false;
             }
             writeRecord(record, targetSubpartition);
+            counters.onRecords(1);
         }
     }
 
@@ -195,18 +170,15 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
             checkAcceptingRecords();
             enterBroadcastRegion();
             writeRecord(record, subpartitions);
+            // Stored once, read by every subpartition: counted as the API counts a broadcast.
+            counters.onRecords(subpartitions);
         }
     }
 
     /** Events are kept in order with the records in a blocking partition: {@code priority} changes nothing. */
     @Override
     public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
-        int size = event.remaining();
-        if (size > MAX_EVENT_BYTES) {
-            throw new ShuffleException("event of " + size + " bytes for blocking partition " + partitionId + " of "
-                    + ownerName + " exceeds the limit of " + MAX_EVENT_BYTES + " bytes per event "
-                    + "(ResultPartitionWriter.MAX_EVENT_BYTES); send large data as records");
-        }
+        checkEventSize(event);
         synchronized (emitLock) {
             checkAcceptingRecords();
             enterBroadcastRegion();
@@ -225,14 +197,15 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         broadcastEvent(event, false);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The backlog list is empty: the data goes to disk, and its readers read it after {@link #finish()}. The
+     * producer is backpressured while it waits for a buffer after writing a region out.
+     */
     @Override
-    public long bytesOut() {
-        return bytesOut.get();
-    }
-
-    @Override
-    public long buffersOut() {
-        return buffersOut.get();
+    public WriterMetrics metrics() {
+        return counters.snapshot(partitionId, ownerName, bytesOut(), buffersOut(), bufferPool, List.of());
     }
 
     /** Nothing to flush: data becomes readable at {@link #finish()}. */
@@ -291,23 +264,6 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         Objects.requireNonNull(cause, "cause");
         LOG.info("Blocking partition {} of {} failed by its producer: {}", partitionId, ownerName, cause.toString());
         release(cause);
-    }
-
-    @Override
-    public void onTaskEvent(Consumer<ByteBuffer> listener) {
-        this.taskEventListener = listener;
-    }
-
-    @Override
-    public boolean deliverTaskEvent(ByteBuffer event) {
-        Consumer<ByteBuffer> listener = taskEventListener;
-        if (listener == null) {
-            LOG.warn("Task event of {} bytes for blocking partition {} of {} dropped: the producer registered no "
-                    + "listener", event.remaining(), partitionId, ownerName);
-            return false;
-        }
-        listener.accept(event);
-        return true;
     }
 
     /**
@@ -400,10 +356,7 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
     @Override
     public ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener)
             throws ShuffleException {
-        if (index < 0 || index >= subpartitions) {
-            throw new IllegalArgumentException("partition " + partitionId + " has " + subpartitions
-                    + " subpartitions; subpartition " + index + " does not exist");
-        }
+        checkRequestedSubpartition(index);
         SortMergeSubpartitionView view;
         synchronized (stateLock) {
             State now = state;
@@ -466,7 +419,8 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         int start = record.position();
         try {
             lengthPrefix.clear();
-            lengthPrefix.putInt(record.remaining()).flip();
+            RecordFraming.putLength(lengthPrefix, record.remaining());
+            lengthPrefix.flip();
             write(lengthPrefix, target);
             write(record, target);
         } finally {
@@ -498,8 +452,7 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         if (buffer != null) {
             current[target] = null;
             if (buffer.getSize() > 0) {
-                bytesOut.addAndGet(buffer.getSize());
-                buffersOut.incrementAndGet();
+                countBuffer(buffer.getSize());
                 regionBuffers[target].add(buffer);
             } else {
                 buffer.recycleBuffer();
@@ -514,6 +467,7 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         }
         // Every buffer holds data: write them out as one region; they come back to the pool.
         spillRegion();
+        long start = counters.beginWait();
         try {
             return bufferPool.requestBufferBlocking();
         } catch (InterruptedException e) {
@@ -524,6 +478,8 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
             throw ex;
         } catch (BufferPoolDestroyedException e) {
             throw released();
+        } finally {
+            counters.endWait(start);
         }
     }
 
@@ -591,13 +547,6 @@ public final class SortMergeResultPartition implements ResultPartitionWriter, Re
         filesDeleted = true;
         FileChannelManager.deleteRecursively(PartitionFiles.dataFile(directory, partitionId));
         FileChannelManager.deleteRecursively(PartitionFiles.indexFile(directory, partitionId));
-    }
-
-    private void checkSubpartitionIndex(int index) {
-        if (index < 0 || index >= subpartitions) {
-            throw new IndexOutOfBoundsException("partition " + partitionId + " has " + subpartitions
-                    + " subpartitions; subpartition " + index + " does not exist");
-        }
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.sluice.netty.partition.BufferAndBacklog;
 import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.ResultSubpartitionView;
+import io.sluice.netty.partition.SharedFileChannel;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -53,6 +54,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private final BufferAvailabilityListener listener;
     private final BlockingReadScheduler scheduler;
 
+    /** This reader's one open handle of the data file, shared with the file spans it hands out. */
+    private final SharedFileChannel dataFile;
     // I/O thread only.
     private final FileChannel data;
     private final FileChannel index;
@@ -61,6 +64,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private int nextRegion;
     private long position;
     private long remainingInRegion;
+    /** Whether {@code header} already holds the next buffer's header (read together with the previous payload). */
+    private boolean headerPrefetched;
+    /** Where the data channel's own position is (-1: unknown); only the scatter reads below move it. */
+    private long channelPosition = -1;
+    /** Header and payload target of one scatter read. */
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
     private boolean sized;
     /** Bytes of this subpartition still on disk, unread; -1 until the I/O thread has summed the index. */
     private volatile long unreadBytes = -1;
@@ -70,6 +79,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private final ArrayDeque<Object> queue = new ArrayDeque<>(); // guarded by lock
     private State state = State.READING; // guarded by lock
     private Throwable failureCause; // guarded by lock
+    /** Whether the consumer let go and the file handles were given up (once, also after a failure). */
+    private boolean handlesClosed; // guarded by lock
     /** Data buffers in the queue; read without the lock by the scheduler as an estimate. */
     private volatile int queuedDataBuffers; // written under lock
     /** The end-of-partition event was queued: nothing more to read. */
@@ -77,6 +88,8 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private volatile boolean released; // mirrors state == RELEASED for lock-free checks
     /** Consumer thread only. */
     private int sequenceNumber;
+    /** The share of the read budget the scheduler last gave this view; written by the I/O thread. */
+    private volatile int lastShare = 1;
     /** Whether uncompressed data is queued as file spans rather than read. */
     private volatile boolean fileSpans;
 
@@ -112,6 +125,9 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     + " in " + partition.dataPath().getParent() + ": " + e, e);
         }
         this.data = openedData;
+        this.dataFile = new SharedFileChannel(partition.dataPath(), openedData);
+        // Known before the first read, so a zero-copy reader never reads data into memory.
+        this.fileSpans = listener.acceptsFileSpans();
     }
 
     /** Starts reading: registers with the scheduler. */
@@ -146,6 +162,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             if (!sized) {
                 sumIndex();
             }
+            lastShare = share;
             while (!released && !endQueued && queuedDataBuffers < share) {
                 if (remainingInRegion == 0) {
                     if (nextRegion == partition.regions()) {
@@ -158,8 +175,13 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     readIndexEntry(nextRegion++);
                     continue;
                 }
-                readFully(data, header.clear(), position);
-                header.flip();
+                if (headerPrefetched) {
+                    // Read with the previous buffer's bytes.
+                    headerPrefetched = false;
+                } else {
+                    readFully(data, header.clear(), position);
+                    header.flip();
+                }
                 int length = header.getInt();
                 byte kind = header.get();
                 boolean compressed = (header.get() & PartitionFiles.FLAG_COMPRESSED) != 0;
@@ -217,7 +239,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                         + " exceeds the segment size " + capacity + "; was it written with another segment size?");
             }
             target.limit(length);
-            readFully(data, target, at);
+            if (remainingInRegion > 2L * PartitionFiles.BUFFER_HEADER_BYTES + length) {
+                // Another buffer follows in this span: read its header with these bytes, one system call for both.
+                readWithNextHeader(target, at);
+            } else {
+                readFully(data, target, at);
+            }
             return length;
         }
         ByteBuffer scratch = budget.compressedScratch();
@@ -228,6 +255,29 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         readFully(data, scratch, at);
         return budget.decompressor().decompress(scratch, 0, length, target, 0, capacity,
                 "buffer at offset " + at + " of " + partition.dataPath());
+    }
+
+    /** Reads {@code target} from {@code at} and the 8 header bytes right after it into {@code header}. */
+    private void readWithNextHeader(ByteBuffer target, long at) throws IOException {
+        if (channelPosition != at) {
+            data.position(at);
+        }
+        header.clear();
+        scatter[0] = target;
+        scatter[1] = header;
+        long expected = target.remaining() + (long) PartitionFiles.BUFFER_HEADER_BYTES;
+        long read = 0;
+        while (read < expected) {
+            long n = data.read(scatter);
+            if (n < 0) {
+                channelPosition = -1;
+                throw new IOException("unexpected end of file at offset " + (at + read));
+            }
+            read += n;
+        }
+        channelPosition = at + expected;
+        header.flip();
+        headerPrefetched = true;
     }
 
     /** Sums this subpartition's spans, for the backlog the consumer is told (so it can lend floating buffers). */
@@ -335,10 +385,18 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             nextIsEvent = isEvent(next);
             backlog = estimatedBacklog();
         }
-        if (!endQueued) {
+        wakeSchedulerIfLow();
+        return new BufferAndBacklog(buffer, more, backlog, nextIsEvent, false, sequenceNumber++);
+    }
+
+    /**
+     * Asks the I/O thread for more once this view's queue has fallen to half its share, not after every buffer: the
+     * thread then refills it in one batch of sequential reads, and wakes up once per batch instead of per buffer.
+     */
+    private void wakeSchedulerIfLow() {
+        if (!endQueued && queuedDataBuffers <= lastShare / 2) {
             scheduler.wakeUp();
         }
-        return new BufferAndBacklog(buffer, more, backlog, nextIsEvent, false, sequenceNumber++);
     }
 
     @Override
@@ -351,16 +409,18 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             queue.poll();
             queuedDataBuffers--;
             Object next = queue.peek();
-            span = new FileSpan(partition.dataPath(), head.position(), head.length(), next != null,
+            // The span's own reference: the view may be released while the sender still writes it.
+            span = new FileSpan(dataFile.retain(), head.position(), head.length(), next != null,
                     estimatedBacklog(), isEvent(next), sequenceNumber++);
         }
-        if (!endQueued) {
-            scheduler.wakeUp();
-        }
+        wakeSchedulerIfLow();
         return span;
     }
 
-    /** Nothing to resume: a blocking partition's events never hold its reader back. */
+    /**
+     * Nothing to resume: a blocking partition's events, {@code broadcastBlockingEvent}'s included, are stored as
+     * ordinary events and never hold its reader back, so a consumer's resume is accepted and does nothing.
+     */
     @Override
     public void resumeConsumption() {
     }
@@ -387,7 +447,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     }
 
     @Override
-    public int unsynchronizedGetBacklog() {
+    public int getBacklog() {
         return estimatedBacklog();
     }
 
@@ -405,8 +465,11 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     public void releaseAllResources() {
         List<Buffer> dropped;
         boolean first;
+        boolean closeHandles;
         synchronized (lock) {
             first = state != State.RELEASED;
+            closeHandles = !handlesClosed;
+            handlesClosed = true;
             state = State.RELEASED;
             released = true;
             dropped = drainLocked();
@@ -415,8 +478,11 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             scheduler.unregister(this);
         }
         recycleAll(dropped);
-        closeQuietly(data);
-        closeQuietly(index);
+        if (closeHandles) {
+            // The handle closes once the spans still in flight are written too.
+            dataFile.release();
+            closeQuietly(index);
+        }
         partition.onViewReleased(this);
     }
 

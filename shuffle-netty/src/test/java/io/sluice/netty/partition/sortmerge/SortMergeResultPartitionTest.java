@@ -10,16 +10,24 @@ import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.file.FileChannelManager;
 import io.sluice.netty.partition.BufferAndBacklog;
+import io.sluice.netty.partition.BufferAvailabilityListener;
+import io.sluice.netty.partition.FileSpan;
+import io.sluice.netty.partition.SharedFileChannel;
+import io.sluice.testing.Await;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,6 +51,18 @@ class SortMergeResultPartitionTest {
 
     @TempDir
     Path tmp;
+
+    /** A reader whose connection sends file bytes to its socket (as a TCP connection without TLS does). */
+    private static final BufferAvailabilityListener ZERO_COPY_READER = new BufferAvailabilityListener() {
+        @Override
+        public void notifyDataAvailable() {
+        }
+
+        @Override
+        public boolean acceptsFileSpans() {
+            return true;
+        }
+    };
 
     private NetworkBufferPool networkPool;
     private ResultPartitionManager manager;
@@ -178,50 +199,170 @@ class SortMergeResultPartitionTest {
     }
 
     @Test
-    void fileSpans_pointAtTheStoredBytes_andTakeNoReadMemory() throws Exception {
+    void fileSpans_pointAtTheStoredBytes_shareTheReadersOneHandle_andTakeNoReadMemory() throws Exception {
         SortMergeResultPartition partition = newPartition(null);
         partition.setup();
         ByteArrayOutputStream[] expected = writeMixedTraffic(partition);
         partition.finish();
-        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 1, () -> { });
-        view.enableFileSpans();
+        long handlesBefore = openHandlesOf(partition);
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 1, ZERO_COPY_READER);
 
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         int spans = 0;
+        SharedFileChannel handle = null;
+        FileSpan lastSpan = null;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(partition.dataPath())) {
-            while (true) {
-                assertTrue(System.nanoTime() < deadline, "reader did not end");
-                io.sluice.netty.partition.FileSpan span = view.pollFileSpan();
-                if (span != null) {
-                    ByteBuffer bytes = ByteBuffer.allocate(span.length());
-                    file.read(bytes, span.position());
-                    got.write(bytes.array());
-                    spans++;
-                    continue;
+        while (true) {
+            assertTrue(System.nanoTime() < deadline, "reader did not end");
+            FileSpan span = view.pollFileSpan();
+            if (span != null) {
+                if (handle == null) {
+                    handle = span.file();
                 }
-                BufferAndBacklog next = view.getNextBuffer();
-                if (next == null) {
-                    Thread.onSpinWait();
-                    continue;
+                assertSame(handle, span.file(), "every span of a reader reads through its one open handle");
+                ByteBuffer bytes = ByteBuffer.allocate(span.length());
+                span.file().channel().read(bytes, span.position());
+                got.write(bytes.array());
+                spans++;
+                if (lastSpan != null) {
+                    lastSpan.file().release(); // as the sender does once a span is written
                 }
-                Buffer buffer = next.buffer();
-                assertFalse(buffer.isBuffer(), "data comes as file spans, not buffers");
-                boolean end = EventSerializer.isEndOfPartition(buffer);
-                if (!end) {
-                    got.write(bytesOf(EventSerializer.payloadOf(buffer)));
-                }
-                buffer.recycleBuffer();
-                if (end) {
-                    break;
-                }
+                lastSpan = span;
+                continue;
+            }
+            BufferAndBacklog next = view.getNextBuffer();
+            if (next == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            Buffer buffer = next.buffer();
+            assertFalse(buffer.isBuffer(), "data comes as file spans, not buffers");
+            boolean end = EventSerializer.isEndOfPartition(buffer);
+            if (!end) {
+                got.write(bytesOf(EventSerializer.payloadOf(buffer)));
+            }
+            buffer.recycleBuffer();
+            if (end) {
+                break;
             }
         }
         assertArrayEquals(expected[1].toByteArray(), got.toByteArray());
         assertTrue(spans > 10, "spans: " + spans);
         assertEquals(0, reads.allocatedSegments(), "read memory allocated for a zero-copy reader");
+        assertEquals(handlesBefore + 2, openHandlesOf(partition), "a reader holds one data and one index handle");
+
+        view.releaseAllResources();
+        assertTrue(handle.isOpen(), "a span still being sent keeps the handle open after its reader is released");
+        lastSpan.file().release();
+        assertFalse(handle.isOpen(), "the last span's release closes the handle");
+        assertEquals(handlesBefore, openHandlesOf(partition), "open handles of the partition's files after release");
+        partition.release(null);
+    }
+
+    @Test
+    void manyReadersOneAfterAnother_leaveNoOpenFileHandles() throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        writeMixedTraffic(partition);
+        partition.finish();
+        long before = openHandlesOf(partition);
+        for (int round = 0; round < 50; round++) {
+            ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), round % 3,
+                    round % 2 == 0 ? ZERO_COPY_READER : () -> { });
+            // Take a few elements (spans are released as a sender would), then let go in the middle of the data.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            for (int taken = 0; taken < 5; ) {
+                assertTrue(System.nanoTime() < deadline, "reader " + round + " made no progress");
+                FileSpan span = view.pollFileSpan();
+                if (span != null) {
+                    span.file().release();
+                    taken++;
+                    continue;
+                }
+                BufferAndBacklog next = view.getNextBuffer();
+                if (next != null) {
+                    next.buffer().recycleBuffer();
+                    taken++;
+                }
+            }
+            view.releaseAllResources();
+        }
+        assertEquals(before, openHandlesOf(partition), "open handles of the partition's files after 50 readers");
+        Await.until(() -> reads.segmentsInUse() == 0, "read segments back after the readers left");
+        partition.release(null);
+    }
+
+    /**
+     * Memory does not grow with the data: writing ten times the regions takes no more direct memory than writing the
+     * first ones (the index goes to its file region by region, nothing per region stays in memory), the writer's
+     * memory is its pool's, and reading all of it back stays within the read budget.
+     */
+    @Test
+    void tenTimesTheRegions_takeNoMoreMemory_writingOrReading() throws Exception {
+        BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(pool -> pool.getName().equals("direct")).findFirst().orElseThrow();
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        byte[] record = new byte[SEGMENT / 3];
+        int perRegion = 4 * SEGMENT / record.length; // the pool holds 4 buffers: a region every ~4 buffers
+        for (int i = 0; i < 20 * perRegion; i++) {
+            partition.emitRecord(ByteBuffer.wrap(record), i % SUBPARTITIONS);
+        }
+        long afterFirstRegions = direct.getMemoryUsed();
+        for (int i = 0; i < 200 * perRegion; i++) {
+            partition.emitRecord(ByteBuffer.wrap(record), i % SUBPARTITIONS);
+        }
+        long afterTenTimesMore = direct.getMemoryUsed();
+        partition.finish();
+        assertTrue(partition.regions() > 200, "regions written: " + partition.regions());
+        assertTrue(afterTenTimesMore - afterFirstRegions < (256 << 10), "direct memory grew by "
+                + (afterTenTimesMore - afterFirstRegions) + " bytes while ten times the regions were written");
+        assertEquals(networkPool.getTotalNumberOfMemorySegments(), networkPool.getNumberOfAvailableMemorySegments(),
+                "writing memory returned at finish");
+
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 0, () -> { });
+        long bytes = 0;
+        int maxInUse = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            assertTrue(System.nanoTime() < deadline, "reader did not end");
+            BufferAndBacklog next = view.getNextBuffer();
+            maxInUse = Math.max(maxInUse, reads.segmentsInUse());
+            if (next == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            boolean end = EventSerializer.isEndOfPartition(next.buffer());
+            bytes += next.buffer().isBuffer() ? next.buffer().getSize() : 0;
+            next.buffer().recycleBuffer();
+            if (end) {
+                break;
+            }
+        }
+        assertEquals(partition.bytesOut() / SUBPARTITIONS, bytes, 4 + record.length, "bytes of subpartition 0");
+        assertTrue(maxInUse <= READ_BUDGET, "read segments in use at most " + maxInUse + " of " + READ_BUDGET);
         view.releaseAllResources();
         partition.release(null);
+    }
+
+    /** Open file descriptors of this process on the partition's data or index file (Linux /proc). */
+    private static long openHandlesOf(SortMergeResultPartition partition) throws IOException {
+        Path fds = Path.of("/proc/self/fd");
+        Assumptions.assumeTrue(Files.isDirectory(fds), "needs /proc/self/fd to count open files");
+        long open = 0;
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
+            for (Path fd : entries) {
+                try {
+                    Path target = Files.readSymbolicLink(fd);
+                    if (target.equals(partition.dataPath()) || target.equals(partition.indexPath())) {
+                        open++;
+                    }
+                } catch (IOException e) {
+                    // closed between listing and reading: not open
+                }
+            }
+        }
+        return open;
     }
 
     @Test

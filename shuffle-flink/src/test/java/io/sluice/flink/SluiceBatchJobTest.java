@@ -1,0 +1,143 @@
+package io.sluice.flink;
+
+import io.sluice.flink.testing.CollectingSink;
+import io.sluice.flink.testing.FlinkClusters;
+import io.sluice.flink.testing.FlinkClusters.Shuffle;
+import io.sluice.flink.testing.KeyedAggregationJob;
+import io.sluice.flink.testing.RecordingShuffleServiceFactory;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.BatchExecutionOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A Flink batch job (runtime mode BATCH: every exchange a BLOCKING partition) on 2 TaskManagers x 2 slots, on Flink's
+ * own shuffle and on Sluice, whose blocking partitions are sort-merge files: the same results, and once the job is
+ * over Flink has released every partition, so no partition file is left and every segment is back.
+ */
+@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+class SluiceBatchJobTest {
+
+    private static final long RECORDS = 100_000;
+    private static final long KEYS = 97;
+    private static final long FILES_GONE_LIMIT_NANOS = 30_000_000_000L;
+
+    @TempDir
+    Path shuffleDirectory;
+
+    @Test
+    void batchJob_overBlockingPartitions_producesWhatFlinksOwnShuffleProduces_andLeavesNoPartitionFile()
+            throws Exception {
+        // Consumers at the job's parallelism, one subpartition per channel (docs/flink.md), on both shuffles.
+        Configuration batch = new Configuration();
+        batch.set(BatchExecutionOptions.ADAPTIVE_AUTO_PARALLELISM_ENABLED, false);
+        batch.set(CoreOptions.DEFAULT_PARALLELISM, FlinkClusters.PARALLELISM);
+        List<Tuple3<Long, Long, Long>> onFlink;
+        try (MiniCluster flink = FlinkClusters.start(Shuffle.FLINK, batch)) {
+            onFlink = runBatchJob(flink, "batch-flink");
+        }
+        Configuration sluiceOptions = new Configuration(batch);
+        sluiceOptions.setString("sluice.shuffle.tmp-dirs", shuffleDirectory.toString());
+        List<Tuple3<Long, Long, Long>> onSluice;
+        int mostFilesSeen;
+        try (MiniCluster sluice = FlinkClusters.start(Shuffle.SLUICE, sluiceOptions)) {
+            FileWatch watch = new FileWatch(shuffleDirectory);
+            try {
+                onSluice = runBatchJob(sluice, "batch-sluice");
+            } finally {
+                mostFilesSeen = watch.stop();
+            }
+            assertTrue(mostFilesSeen > 0, "the blocking exchanges went through Sluice's partition files");
+            assertNoPartitionFileWithin(shuffleDirectory);
+            SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
+        }
+
+        assertEquals(KEYS, onFlink.size(), "a batch reduce emits one final aggregate per key");
+        assertEquals(KeyedAggregationJob.expected(RECORDS, KEYS), KeyedAggregationJob.finalAggregates(onFlink),
+                "Flink's shuffle (the reference)");
+        assertEquals(onFlink, onSluice, "Sluice's results, element for element");
+    }
+
+    /** The keyed job in batch mode, with an extra rebalance exchange; its sorted output. */
+    private static List<Tuple3<Long, Long, Long>> runBatchJob(MiniCluster cluster, String name) throws Exception {
+        StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, FlinkClusters.PARALLELISM);
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        KeyedAggregationJob.build(env, RECORDS, KEYS, new KeyedAggregationJob.Identity())
+                .setParallelism(FlinkClusters.PARALLELISM)
+                .rebalance()
+                .sinkTo(CollectingSink.named(name)).setParallelism(FlinkClusters.PARALLELISM);
+        env.execute(name);
+        List<Tuple3<Long, Long, Long>> results = new ArrayList<>(CollectingSink.results(name));
+        results.sort(Comparator.comparing((Tuple3<Long, Long, Long> t) -> t.f0));
+        return results;
+    }
+
+    /** Flink releases a job's partitions asynchronously after it ends: waits a bounded time for the files to go. */
+    private static void assertNoPartitionFileWithin(Path directory) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + FILES_GONE_LIMIT_NANOS;
+        List<Path> files = partitionFiles(directory);
+        while (!files.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            files = partitionFiles(directory);
+        }
+        assertEquals(List.of(), files, "partition files left after the job");
+    }
+
+    /** Counts the partition files under a directory every few milliseconds while a job runs; remembers the most. */
+    private static final class FileWatch {
+
+        private final AtomicInteger most = new AtomicInteger();
+        private final AtomicBoolean stopped = new AtomicBoolean();
+        private final Thread thread;
+
+        FileWatch(Path directory) {
+            thread = new Thread(() -> {
+                while (!stopped.get()) {
+                    try {
+                        most.accumulateAndGet(partitionFiles(directory).size(), Math::max);
+                        Thread.sleep(5);
+                    } catch (IOException | UncheckedIOException e) {
+                        // A file deleted while the directory was walked: count again.
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "partition-file-watch");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        int stop() throws InterruptedException {
+            stopped.set(true);
+            thread.join();
+            return most.get();
+        }
+    }
+
+    private static List<Path> partitionFiles(Path directory) throws IOException {
+        try (Stream<Path> all = Files.walk(directory)) {
+            return all.filter(p -> p.toString().endsWith(".data") || p.toString().endsWith(".index")).toList();
+        }
+    }
+}
