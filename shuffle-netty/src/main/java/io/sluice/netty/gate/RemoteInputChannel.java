@@ -9,6 +9,7 @@ import io.sluice.api.TransportException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferListener;
 import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
@@ -97,6 +98,23 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     /** Credit granted locally and not yet sent to the producer in an AddCredit. */
     private final AtomicInteger unannouncedCredit = new AtomicInteger();
+
+    /**
+     * A thread that grants credit (recycling a buffer) leaves the announcement to the event loop while the producer
+     * holds at least this much credit, counting the buffers on their way: the event loop announces it with the next
+     * buffer it receives, and nobody is woken for it. One is enough for that buffer to come: either the producer can
+     * send one, or one is on its way.
+     */
+    static final int DEFERRABLE_SENDER_CREDIT = 1;
+    /**
+     * The credit the producer holds or has spent on buffers still on their way, as far as this channel knows: the
+     * initial credit, plus what the event loop announced, minus the data buffers received. Set by the partition
+     * request; then changed by the event loop only. Read by granting threads after they add to
+     * {@link #unannouncedCredit}, while the event loop reads {@code unannouncedCredit} after changing this: of a
+     * granting thread that defers and an event loop that receives a buffer, at least one sees the other's write,
+     * so deferred credit is never left behind while the producer runs out.
+     */
+    private final AtomicInteger senderCredit = new AtomicInteger();
 
     RemoteInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
                        ConnectionId connectionId, ProducerConnections connections,
@@ -196,6 +214,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             current = client;
         }
         if (current != null && !released) {
+            senderCredit.set(initialCredit);
             current.requestSubpartition(partitionId, subpartitionIndex, this, initialCredit);
         }
     }
@@ -302,7 +321,13 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             }
             return;
         }
+        if (buffer.isBuffer()) {
+            senderCredit.decrementAndGet();
+        }
         bufferReceived.accept(buffer.readableBytes());
+        if (BufferTrace.ENABLED && buffer.isBuffer()) {
+            BufferTrace.record(BufferTrace.Hop.ENQUEUE, id.hashCode(), sequenceNumber, buffer.getMemorySegment());
+        }
         if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
             endOfPartitionReceived = true;
         }
@@ -327,6 +352,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             return;
         }
         expectedSequenceNumber = expected + 1;
+        senderCredit.decrementAndGet(); // an empty data buffer took a credit too
         if (backlog >= 0) {
             onSenderBacklog(backlog);
         }
@@ -385,6 +411,9 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         if (next == null) {
             return null;
         }
+        if (BufferTrace.ENABLED && next.isBuffer()) {
+            BufferTrace.record(BufferTrace.Hop.TAKE, id.hashCode(), -1, next.getMemorySegment());
+        }
         return new BufferAndAvailability(next, more, 0, priority);
     }
 
@@ -425,9 +454,18 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     // Credit and recycling
     // ------------------------------------------------------------------------------------------------------------
 
-    /** The credit to send now, reset to zero. Event loop. */
+    /** The credit to send now, reset to zero; the caller announces it. Event loop. */
     public int getAndResetUnannouncedCredit() {
-        return unannouncedCredit.getAndSet(0);
+        int credit = unannouncedCredit.getAndSet(0);
+        if (credit > 0) {
+            senderCredit.addAndGet(credit);
+        }
+        return credit;
+    }
+
+    /** The credit the producer holds or spent on buffers on their way, as far as this channel knows. */
+    int senderCredit() {
+        return senderCredit.get();
     }
 
     /** Credit granted and not yet sent. */
@@ -437,6 +475,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     private void announceCredit(int added) {
         if (added > 0 && unannouncedCredit.getAndAdd(added) == 0) {
+            if (senderCredit.get() >= DEFERRABLE_SENDER_CREDIT) {
+                // The producer can still send (or a buffer is on its way): the event loop picks this credit up
+                // when the next buffer arrives (CreditBasedClientHandler), without a task or a wake-up now.
+                return;
+            }
             ProducerConnection current;
             synchronized (requestLock) {
                 current = client;

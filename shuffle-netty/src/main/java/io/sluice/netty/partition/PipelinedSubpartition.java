@@ -3,6 +3,7 @@ package io.sluice.netty.partition;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferConsumer;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.netty.event.EventSerializer;
 
 import java.util.ArrayDeque;
@@ -180,6 +181,9 @@ public final class PipelinedSubpartition {
             }
             // Only a queue with more than one element, or a lone buffer holding bytes, has something to flush.
             flushRequested = buffers.size() > 1 || buffers.peek().isDataAvailable();
+            if (BufferTrace.ENABLED && flushRequested && !buffers.peekLast().isWriterFinished()) {
+                BufferTrace.committed(buffers.peekLast());
+            }
             listener = listenerToNotifyLocked();
         }
         if (listener != null) {

@@ -10,6 +10,7 @@ import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.metrics.WriterCounters;
@@ -619,6 +620,9 @@ public final class ResultPartition extends AbstractResultPartition {
     private void finishBuilder(int target) {
         BufferBuilder builder = builders[target];
         if (builder != null) {
+            if (BufferTrace.ENABLED) {
+                BufferTrace.committed(builder);
+            }
             countBuffer(builder.finish());
             builder.close();
             builders[target] = null;

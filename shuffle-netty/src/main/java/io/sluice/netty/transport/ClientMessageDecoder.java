@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
@@ -210,6 +211,10 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         }
         BufferResponse header = Frame.readBody(headerBuffer, BufferResponse::readHeader, "BufferResponse header");
         headerBuffer.clear();
+        if (BufferTrace.ENABLED && header.dataType().isBuffer()) {
+            BufferTrace.record(BufferTrace.Hop.CLIENT_READ, header.receiverId().hashCode(), header.sequenceNumber(),
+                    null);
+        }
         int bufferSize = header.bufferSize();
         if (BufferResponse.frameLength(bufferSize) != frameLength) {
             throw new CorruptFrameException("BufferResponse announces " + bufferSize + " bytes, but its frame of "

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.FileRegion;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.InputChannelId;
@@ -116,6 +117,9 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         CreditBasedViewReader reader;
         while ((reader = notifiedReaders.poll()) != null) {
             reader.clearNotificationPending();
+            if (BufferTrace.ENABLED) {
+                BufferTrace.record(BufferTrace.Hop.NOTIFY, reader.receiverId().hashCode(), -1, null);
+            }
             enqueueIfAvailable(reader);
         }
         writeAndFlush();
@@ -355,6 +359,10 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
                 continue;
             }
             Buffer buffer = next.buffer();
+            if (BufferTrace.ENABLED && buffer.isBuffer()) {
+                BufferTrace.record(BufferTrace.Hop.WRITE, reader.receiverId().hashCode(), next.sequenceNumber(),
+                        buffer.getMemorySegment());
+            }
             boolean endOfPartition = !buffer.isBuffer() && !next.isPriority() && EventSerializer.isEndOfPartition(buffer);
             DataType dataType = buffer.isBuffer() ? DataType.DATA_BUFFER
                     : next.isPriority() ? DataType.PRIORITY_EVENT_BUFFER : DataType.EVENT_BUFFER;
