@@ -125,6 +125,10 @@ public final class ShuffleConfigValidator {
      * The name among {@code known} that takes the fewest single-character edits to become {@code unknown}, the first
      * of equals; null when {@code known} is empty. How this validator names the key closest to a misspelled one, for
      * tools that make the same suggestion for their own names.
+     *
+     * @param unknown the misspelled name
+     * @param known the names it may have meant
+     * @return the closest of {@code known}, or null when there is none
      */
     public static String closestName(String unknown, Iterable<String> known) {
         String closest = null;
