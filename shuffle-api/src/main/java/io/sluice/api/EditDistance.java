@@ -2,10 +2,10 @@ package io.sluice.api;
 
 /**
  * Levenshtein distance (insertions, deletions, substitutions, each costing 1), used to suggest
- * the known option closest to a mistyped key ({@link ShuffleConfigValidator}); public so that engines and tools
- * can make the same suggestion for their own names. Stateless; any thread.
+ * the known option closest to a mistyped key ({@link ShuffleConfigValidator}). An implementation helper, so not
+ * exported: tools use {@link ShuffleConfigValidator#closestName}. Stateless; any thread.
  */
-public final class EditDistance {
+final class EditDistance {
 
     private EditDistance() {
     }
@@ -15,7 +15,7 @@ public final class EditDistance {
      * @param b the text to reach
      * @return the fewest single-character edits (insert, delete, replace) that turn {@code a} into {@code b}
      */
-    public static int between(String a, String b) {
+    static int between(String a, String b) {
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];
         for (int j = 0; j <= b.length(); j++) {

@@ -1,5 +1,6 @@
 package io.sluice.api;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -37,19 +38,25 @@ public final class RecordReader implements AutoCloseable {
     private final InputGate gate;
     private final Object lock = new Object();
     private final ChannelDeserializer[] deserializers;
-    private final ReusableRecordOrEvent holder = new ReusableRecordOrEvent(); // guarded by lock
+    @GuardedBy("lock")
+    private final ReusableRecordOrEvent holder = new ReusableRecordOrEvent();
 
     /** Set by {@link #close()} before it closes the gate, so a woken next() knows why the gate ended. */
     private volatile boolean closing;
-    private State state = State.READING; // guarded by lock
+    @GuardedBy("lock")
+    private State state = State.READING;
     /** The buffer being read, or null; owned by this reader. */
-    private BufferOrEvent current; // guarded by lock
+    @GuardedBy("lock")
+    private BufferOrEvent current;
     /** The unread bytes of {@link #current}; its position is the next byte to read. */
-    private ByteBuffer currentData; // guarded by lock
+    @GuardedBy("lock")
+    private ByteBuffer currentData;
     /** A duplicate of {@link #currentData}, positioned on each record handed out without a copy. */
-    private ByteBuffer currentView; // guarded by lock
+    @GuardedBy("lock")
+    private ByteBuffer currentView;
     /** A buffer or event the last returned record or event points into; recycled by the next call. */
-    private BufferOrEvent handedOut; // guarded by lock
+    @GuardedBy("lock")
+    private BufferOrEvent handedOut;
 
     /**
      * @param gate the gate to read; the reader owns it from now on and closes it in {@link #close()}
@@ -133,6 +140,7 @@ public final class RecordReader implements AutoCloseable {
         }
     }
 
+    @GuardedBy("lock")
     private void startReading(BufferOrEvent buffer) {
         int channel = buffer.channelIndex();
         if (channel < 0 || channel >= deserializers.length) {
@@ -152,6 +160,7 @@ public final class RecordReader implements AutoCloseable {
      * @param stillReferenced true when the record just returned is a view into it: it is then
      *     recycled at the next call instead of now
      */
+    @GuardedBy("lock")
     private void releaseCurrent(boolean stillReferenced) {
         if (stillReferenced) {
             handedOut = current;
@@ -163,6 +172,7 @@ public final class RecordReader implements AutoCloseable {
         currentView = null;
     }
 
+    @GuardedBy("lock")
     private void recycleHandedOut() {
         if (handedOut != null) {
             BufferOrEvent toRecycle = handedOut;

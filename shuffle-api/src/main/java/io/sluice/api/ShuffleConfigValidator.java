@@ -114,12 +114,29 @@ public final class ShuffleConfigValidator {
     }
 
     private static String closestKey(String unknown) {
+        List<String> keys = new ArrayList<>();
+        for (ConfigOption<?> option : ShuffleOptions.all()) {
+            keys.add(option.key());
+        }
+        return closestName(unknown, keys);
+    }
+
+    /**
+     * The name among {@code known} that takes the fewest single-character edits to become {@code unknown}, the first
+     * of equals; null when {@code known} is empty. How this validator names the key closest to a misspelled one, for
+     * tools that make the same suggestion for their own names.
+     *
+     * @param unknown the misspelled name
+     * @param known the names it may have meant
+     * @return the closest of {@code known}, or null when there is none
+     */
+    public static String closestName(String unknown, Iterable<String> known) {
         String closest = null;
         int closestDistance = Integer.MAX_VALUE;
-        for (ConfigOption<?> option : ShuffleOptions.all()) {
-            int distance = EditDistance.between(unknown, option.key());
+        for (String name : known) {
+            int distance = EditDistance.between(unknown, name);
             if (distance < closestDistance) {
-                closest = option.key();
+                closest = name;
                 closestDistance = distance;
             }
         }

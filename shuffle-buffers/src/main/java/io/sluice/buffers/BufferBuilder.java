@@ -113,6 +113,11 @@ public final class BufferBuilder implements AutoCloseable {
         return writePosition;
     }
 
+    /** The segment written into (for {@link BufferTrace}). */
+    MemorySegment segment() {
+        return segment;
+    }
+
     public boolean isFinished() {
         return finished;
     }

@@ -51,6 +51,11 @@ public final class BufferConsumer implements AutoCloseable {
         return slice.retainBuffer();
     }
 
+    /** The segment under this consumer (for {@link BufferTrace}). */
+    MemorySegment segment() {
+        return buffer.getMemorySegment();
+    }
+
     /** True once the builder is finished AND every committed byte was built. */
     public boolean isFinished() {
         int snapshot = writerPosition.read();

@@ -1,5 +1,6 @@
 package io.sluice.buffers;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,34 +53,43 @@ public final class LocalBufferPool implements BufferRecycler {
     /** Signalled (under {@link #lock}) for each segment that becomes idle here, and on destroy. */
     private final Condition segmentAvailable = lock.newCondition();
 
-    // guarded by lock
+    @GuardedBy("lock")
     private final ArrayDeque<MemorySegment> availableSegments = new ArrayDeque<>();
 
-    // guarded by lock; in registration order
+    // in registration order
+    @GuardedBy("lock")
     private final ArrayDeque<BufferListener> listeners = new ArrayDeque<>();
 
-    // guarded by lock: taken from the global pool and not returned yet (idle here + out in buffers)
+    // taken from the global pool and not returned yet (idle here + out in buffers)
+    @GuardedBy("lock")
     private int numberOfRequestedSegments;
 
-    // guarded by lock: the quota
+    // the quota
+    @GuardedBy("lock")
     private int currentPoolSize;
 
-    // guarded by lock: how many segments requestOverdraftBufferBuilder may take beyond the quota (0: none)
+    // how many segments requestOverdraftBufferBuilder may take beyond the quota (0: none)
+    @GuardedBy("lock")
     private int maxOverdraftSegments;
 
-    // guarded by lock: segments taken beyond the quota as overdraft and not yet returned to the global pool
+    // segments taken beyond the quota as overdraft and not yet returned to the global pool
+    @GuardedBy("lock")
     private int overdraftSegments;
 
-    // guarded by lock: buffers out per subpartition; null without a cap
+    // buffers out per subpartition; null without a cap
+    @GuardedBy("lock")
     private final int[] buffersPerSubpartition;
 
-    // guarded by lock: how many subpartitions hold their cap (the pool is unavailable while > 0)
+    // how many subpartitions hold their cap (the pool is unavailable while > 0)
+    @GuardedBy("lock")
     private int subpartitionsAtCap;
 
-    // guarded by lock; Availability.AVAILABLE while a request would succeed, else pending
+    // Availability.AVAILABLE while a request would succeed, else pending
+    @GuardedBy("lock")
     private CompletableFuture<Void> availableFuture = new CompletableFuture<>();
 
-    // guarded by lock: queued in the global pool's waiting pools (NetworkBufferPool#waitForSegment), not yet woken
+    // queued in the global pool's waiting pools (NetworkBufferPool#waitForSegment), not yet woken
+    @GuardedBy("lock")
     private boolean subscribedToGlobal;
 
     /** Written under the lock; volatile for lock-free reads in {@link #isDestroyed()}. */
@@ -570,6 +580,7 @@ public final class LocalBufferPool implements BufferRecycler {
     }
 
     /** One more segment from the global pool if the quota allows and one is free, else null. Never blocks. */
+    @GuardedBy("lock")
     private MemorySegment takeFromGlobalLocked() {
         if (numberOfRequestedSegments >= currentPoolSize) {
             return null;
@@ -582,6 +593,7 @@ public final class LocalBufferPool implements BufferRecycler {
     }
 
     /** One segment beyond the quota from the global pool's free ones, within the overdraft allowance, else null. */
+    @GuardedBy("lock")
     private MemorySegment takeOverdraftLocked() {
         if (overdraftSegments >= maxOverdraftSegments) {
             return null;
@@ -594,12 +606,14 @@ public final class LocalBufferPool implements BufferRecycler {
         return segment;
     }
 
+    @GuardedBy("lock")
     private void makeIdleLocked(MemorySegment segment) {
         availableSegments.add(segment);
         segmentAvailable.signal(); // one segment, one waiter
     }
 
     /** Counts a buffer toward its subpartition's cap; true if that subpartition just reached it. */
+    @GuardedBy("lock")
     private boolean countTowardCapLocked(int subpartition) {
         if (buffersPerSubpartition == null) {
             return false;
@@ -611,6 +625,7 @@ public final class LocalBufferPool implements BufferRecycler {
         return true;
     }
 
+    @GuardedBy("lock")
     private void releaseFromCapLocked(int subpartition) {
         if (buffersPerSubpartition[subpartition]-- == maxBuffersPerSubpartition) {
             subpartitionsAtCap--;
@@ -618,6 +633,7 @@ public final class LocalBufferPool implements BufferRecycler {
     }
 
     /** Swaps the availability future to match the state; returns a future to complete after unlocking, or null. */
+    @GuardedBy("lock")
     private CompletableFuture<Void> updateAvailabilityLocked() {
         boolean available = state == PoolState.DESTROYED
                 || (!availableSegments.isEmpty() && subpartitionsAtCap == 0);

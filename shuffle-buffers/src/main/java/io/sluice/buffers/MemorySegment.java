@@ -1,5 +1,7 @@
 package io.sluice.buffers;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.BufferOverflowException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -15,6 +17,13 @@ import java.nio.ByteOrder;
  * memory and must not be used once the segment has gone back to its pool.
  */
 public final class MemorySegment {
+
+    /** Copies of at most this many bytes from a heap array go through {@link #putSmall}, not a bulk copy. */
+    private static final int SMALL_COPY_BYTES = 64;
+
+    /** Reads 8 bytes of a byte array as one big-endian long (the order of every segment). */
+    private static final VarHandle LONG_BIG_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     /** The memory; null once freed, which is how every accessor detects a freed segment with one field read. */
     private ByteBuffer memory;
@@ -137,8 +146,26 @@ public final class MemorySegment {
         if (source.remaining() < numBytes) {
             throw new BufferUnderflowException();
         }
-        mem.put(offset, source, sourcePosition, numBytes);
+        if (numBytes <= SMALL_COPY_BYTES && source.hasArray()) {
+            putSmall(mem, offset, source.array(), source.arrayOffset() + sourcePosition, numBytes);
+        } else {
+            mem.put(offset, source, sourcePosition, numBytes);
+        }
         source.position(sourcePosition + numBytes);
+    }
+
+    /**
+     * Copies a few bytes of a heap array into the memory, 8 at a time: for a small record the bulk copy's set-up
+     * (memory-session checks, a native copy call) costs more than the copy itself. The caller checked both ranges.
+     */
+    private static void putSmall(ByteBuffer mem, int offset, byte[] source, int sourceOffset, int numBytes) {
+        int i = 0;
+        for (; i + Long.BYTES <= numBytes; i += Long.BYTES) {
+            mem.putLong(offset + i, (long) LONG_BIG_ENDIAN.get(source, sourceOffset + i));
+        }
+        for (; i < numBytes; i++) {
+            mem.put(offset + i, source[sourceOffset + i]);
+        }
     }
 
     /** Copies {@code numBytes} bytes from this segment at {@code offset} into {@code target} at its offset. */

@@ -1,5 +1,6 @@
 package io.sluice.buffers;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -59,23 +60,27 @@ public final class NetworkBufferPool {
 
     private final ReentrantLock segmentLock = new ReentrantLock();
 
-    // guarded by factoryLock; insertion order keeps redistribution deterministic
+    // insertion order keeps redistribution deterministic
+    @GuardedBy("factoryLock")
     private final Set<LocalBufferPool> pools = new LinkedHashSet<>();
 
-    // guarded by factoryLock
+    @GuardedBy("factoryLock")
     private int requiredByPoolMinimums;
 
-    // guarded by factoryLock: reserved by requestUnpooledMemorySegments, including requests still collecting
+    // reserved by requestUnpooledMemorySegments, including requests still collecting
+    @GuardedBy("factoryLock")
     private int reservedExclusive;
 
-    // guarded by segmentLock
+    @GuardedBy("segmentLock")
     private final ArrayDeque<MemorySegment> freeSegments;
 
-    // guarded by segmentLock; AVAILABLE while a segment is free, else a pending future completed on the next return
+    // AVAILABLE while a segment is free, else a pending future completed on the next return
+    @GuardedBy("segmentLock")
     private CompletableFuture<Void> availableFuture = Availability.AVAILABLE;
 
-    // guarded by segmentLock: local pools waiting for a free segment, oldest first. A returned segment wakes one;
+    // local pools waiting for a free segment, oldest first. A returned segment wakes one;
     // only when the woken pool leaves it free is the next one woken (O(1) wake-ups per segment, none lost)
+    @GuardedBy("segmentLock")
     private final ArrayDeque<LocalBufferPool> waitingPools = new ArrayDeque<>();
 
     /** How many times a waiting local pool was woken because a segment came back; for tests and diagnostics. */
@@ -609,6 +614,7 @@ public final class NetworkBufferPool {
     }
 
     /** Adds a returned segment (or frees it once destroyed); returns the future to complete after unlocking. */
+    @GuardedBy("segmentLock")
     private CompletableFuture<Void> addFreeLocked(MemorySegment segment) {
         if (state == PoolState.DESTROYED) {
             segment.free();
@@ -631,6 +637,7 @@ public final class NetworkBufferPool {
      * Sets every pool's size to its fair share of the segments not required elsewhere. Caller holds the factory
      * lock; takes each pool's lock in turn (lock order 1 then 2). The returned work must run after unlocking.
      */
+    @GuardedBy("factoryLock")
     private Redistribution redistributeLocked() {
         List<LocalBufferPool> snapshot = new ArrayList<>(pools);
         if (snapshot.isEmpty() || state == PoolState.DESTROYED) {
@@ -673,6 +680,7 @@ public final class NetworkBufferPool {
         }
     }
 
+    @GuardedBy("factoryLock")
     private IOException insufficient(int requested, String purpose) {
         int available = totalSegments - requiredByPoolMinimums - reservedExclusive;
         return new IOException("Insufficient number of network buffers: required " + requested + ", but only "

@@ -65,6 +65,9 @@ final class ReferenceCount {
             }
         } while (!COUNT.compareAndSet(this, current, current - 1));
         if (current == 1) {
+            if (BufferTrace.ENABLED) {
+                BufferTrace.record(BufferTrace.Hop.RECYCLE, 0, -1, segment);
+            }
             recycler.recycle(segment);
         }
     }

@@ -149,4 +149,33 @@ class MemorySegmentTest {
                 assertThrows(IllegalArgumentException.class, () -> MemorySegment.allocateOffHeap(size));
         assertEquals("segment size must be positive, was " + size, e.getMessage());
     }
+
+    /**
+     * Small copies from heap buffers take a path of their own (8 bytes at a time): every length around it, from a
+     * sliced source (non-zero array offset) in little-endian order, lands byte for byte at an odd offset, advances
+     * the source by exactly the bytes copied and leaves the neighbouring bytes alone.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 100})
+    void putFromHeapSlice_copiesExactlyTheBytes_inOrder(int length) {
+        MemorySegment segment = MemorySegment.allocateOffHeap(256);
+        for (int i = 0; i < 256; i++) {
+            segment.put(i, (byte) 0x5A);
+        }
+        byte[] backing = new byte[length + 10];
+        for (int i = 0; i < backing.length; i++) {
+            backing[i] = (byte) (i * 31 + 7);
+        }
+        ByteBuffer source = ByteBuffer.wrap(backing, 3, length + 5).slice().order(ByteOrder.LITTLE_ENDIAN);
+        source.position(2);
+
+        segment.put(13, source, length);
+
+        assertEquals(2 + length, source.position());
+        for (int i = 0; i < 256; i++) {
+            byte expected = i >= 13 && i < 13 + length ? backing[3 + 2 + i - 13] : (byte) 0x5A;
+            assertEquals(expected, segment.get(i), "byte " + i + " after copying " + length + " bytes");
+        }
+        segment.free();
+    }
 }

@@ -1,5 +1,6 @@
 package io.sluice.flink;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.checkpoint.CheckpointException;
 import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
@@ -73,16 +74,21 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
      */
     private final ResultPartitionBytesCounter partitionBytes;
     private final CompletableFuture<Void> allDataProcessed = new CompletableFuture<>();
-    private final BitSet acknowledgedSubpartitions; // guarded by itself
+    @GuardedBy("acknowledgedSubpartitions")
+    private final BitSet acknowledgedSubpartitions;
 
     private volatile boolean endOfDataNotified;
     private volatile boolean finished;
     private volatile boolean released;
 
-    private Counter numBytesOut; // guarded by this
-    private Counter numBuffersOut; // guarded by this
-    private long reportedBytes; // guarded by this
-    private long reportedBuffers; // guarded by this
+    @GuardedBy("this")
+    private Counter numBytesOut;
+    @GuardedBy("this")
+    private Counter numBuffersOut;
+    @GuardedBy("this")
+    private long reportedBytes;
+    @GuardedBy("this")
+    private long reportedBuffers;
 
     SluiceResultPartitionWriter(io.sluice.api.ResultPartitionWriter sluice, ResultPartitionID partitionId,
                                 String ownerName, int numTargetKeyGroups, boolean blocking, Executor callbackExecutor,

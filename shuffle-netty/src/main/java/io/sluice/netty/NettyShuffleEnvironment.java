@@ -1,5 +1,6 @@
 package io.sluice.netty;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.ConnectionMetrics;
 import io.sluice.api.GateMetrics;
 import io.sluice.api.InputGate;
@@ -84,13 +85,17 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     private final BufferCompressor compressor;
 
     private final Object lock = new Object();
-    private State state = State.CREATED; // guarded by lock
-    private final Set<RegisteredPartition> writers = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
-    private final Set<SingleInputGate> gates = Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by lock
+    @GuardedBy("lock")
+    private State state = State.CREATED;
+    @GuardedBy("lock")
+    private final Set<RegisteredPartition> writers = Collections.newSetFromMap(new IdentityHashMap<>());
+    @GuardedBy("lock")
+    private final Set<SingleInputGate> gates = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Follow the writers and gates (the Micrometer binding); called with no lock held. */
     private final List<EnvironmentListener> listeners = new CopyOnWriteArrayList<>();
     /** The metrics once closed and every segment came back (the pool is then freed and reads 0). */
-    private ShuffleMetrics finalMetrics; // guarded by lock
+    @GuardedBy("lock")
+    private ShuffleMetrics finalMetrics;
 
     /**
      * @param tls          the TLS of the data connections, or null for none
@@ -243,6 +248,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         return currentMetrics();
     }
 
+    @GuardedBy("lock")
     private ShuffleMetrics freeMemoryIfAllReturnedLocked() {
         ShuffleMetrics live = currentMetrics();
         if (live.availableSegments() == live.totalSegments()) {
@@ -409,6 +415,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         listeners.remove(listener);
     }
 
+    @GuardedBy("lock")
     private void checkOpen() {
         if (state == State.CLOSED) {
             throw new IllegalStateException("environment " + context.resourceId() + " is closed");

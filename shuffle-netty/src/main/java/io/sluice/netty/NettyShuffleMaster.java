@@ -1,5 +1,6 @@
 package io.sluice.netty;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.PartitionDescriptor;
 import io.sluice.api.ProducerDescriptor;
 import io.sluice.api.ResultPartitionId;
@@ -38,7 +39,8 @@ final class NettyShuffleMaster implements ShuffleMaster {
     private final OpenSslSupport openSsl;
     private final Object lock = new Object();
     private volatile boolean closed; // written under lock
-    private PartitionReleaseClient releaseClient; // guarded by lock
+    @GuardedBy("lock")
+    private PartitionReleaseClient releaseClient;
 
     /** A master for environments with the default configuration (tests). */
     NettyShuffleMaster() {

@@ -1,5 +1,6 @@
 package io.sluice.netty;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -42,12 +43,16 @@ public final class SluiceMeterBinder implements AutoCloseable {
     private final Listener listener = new Listener();
 
     private final Object lock = new Object();
-    private final List<Meter> environmentMeters = new ArrayList<>(); // guarded by lock
+    @GuardedBy("lock")
+    private final List<Meter> environmentMeters = new ArrayList<>();
     /** The meters of each writer and gate bound; an empty list while they are being registered. */
-    private final Map<Object, List<Meter>> metersByWriterOrGate = new IdentityHashMap<>(); // guarded by lock
+    @GuardedBy("lock")
+    private final Map<Object, List<Meter>> metersByWriterOrGate = new IdentityHashMap<>();
     /** The {@code gate} tag of each gate bound. */
-    private final Map<InputGate, String> gateNames = new IdentityHashMap<>(); // guarded by lock
-    private boolean closed; // guarded by lock
+    @GuardedBy("lock")
+    private final Map<InputGate, String> gateNames = new IdentityHashMap<>();
+    @GuardedBy("lock")
+    private boolean closed;
 
     private SluiceMeterBinder(NettyShuffleEnvironment environment, MeterRegistry registry) {
         this.environment = environment;

@@ -1,5 +1,6 @@
 package io.sluice.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -43,9 +44,11 @@ public final class NettyLeaks {
      */
     private static final int GC_ROUNDS = 2;
 
-    private static final List<String> LEAKS = new ArrayList<>(); // guarded by LEAKS
+    @GuardedBy("LEAKS")
+    private static final List<String> LEAKS = new ArrayList<>();
     private static final ResourceLeakDetector.LeakListener RECORDER = NettyLeaks::record;
-    private static boolean installed; // guarded by NettyLeaks.class
+    @GuardedBy("NettyLeaks.class")
+    private static boolean installed;  // .class
     /** False in tests (the race is printed, not failed); true for {@link #installForCommandLine()}. */
     private static volatile boolean localTransportCloseRaceIsLeak;
     private static final AtomicInteger LOCAL_TRANSPORT_CLOSE_RACES = new AtomicInteger();

@@ -1,10 +1,11 @@
 package io.sluice.bench;
 
+import io.sluice.api.ShuffleConfigValidator;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.MissingParameterException;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
@@ -88,13 +89,14 @@ final class BenchCli {
             }
             // After "--" even a known option is an argument.
             boolean option = name.startsWith("-") && spec.findOption(name) == null;
-            String prefix = option ? "unknown option " : "unexpected argument ";
-            List<String> suggestions = byCommonPrefix(name, unmatched.getSuggestions());
+            if (option) {
+                return "unknown option " + name + "; did you mean " + closestOption(name, spec) + "?";
+            }
+            List<String> suggestions = new ArrayList<>(unmatched.getSuggestions());
             suggestions.remove(name);
+            String prefix = "unexpected argument ";
             if (!suggestions.isEmpty()) {
-                return prefix + "'" + name + "'; did you mean " + suggestions.get(0)
-                        + (suggestions.size() > 1 ? " (or " + String.join(", ", suggestions.subList(1, suggestions.size()))
-                        + ")" : "") + "?";
+                return prefix + "'" + name + "'; did you mean " + String.join(" or ", suggestions) + "?";
             }
             return prefix + "'" + name + "'; " + (spec.subcommands().isEmpty() ? "" : "the commands are "
                     + String.join(", ", spec.subcommands().keySet()) + " and jmh; ") + "see " + commandWord(spec)
@@ -106,23 +108,13 @@ final class BenchCli {
         return e.getMessage().replace("option option", "option"); // picocli 4.7 doubles the word for a map option
     }
 
-    /**
-     * picocli finds the options that look like a typo but orders them loosely ({@code --prodcers}
-     * lists {@code --progress} first); a typo mostly keeps the start of the word, so the candidate
-     * sharing the longest start comes first.
-     */
-    static List<String> byCommonPrefix(String typo, List<String> candidates) {
-        List<String> sorted = new ArrayList<>(candidates);
-        sorted.sort(Comparator.comparingInt((String candidate) -> commonPrefix(typo, candidate)).reversed());
-        return sorted;
-    }
-
-    private static int commonPrefix(String a, String b) {
-        int n = 0;
-        while (n < a.length() && n < b.length() && a.charAt(n) == b.charAt(n)) {
-            n++;
+    /** @return the option of {@code spec} fewest edits away from {@code typo}, as the library suggests a key */
+    private static String closestOption(String typo, CommandSpec spec) {
+        List<String> names = new ArrayList<>();
+        for (OptionSpec option : spec.options()) {
+            names.add(option.longestName());
         }
-        return n;
+        return ShuffleConfigValidator.closestName(typo, names);
     }
 
     /** @return "run" for the top command, else the command's name */

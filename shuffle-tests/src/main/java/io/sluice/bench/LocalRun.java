@@ -13,6 +13,7 @@ import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
+import io.sluice.tests.support.Wiring;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;

@@ -12,6 +12,7 @@ import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
+import io.sluice.tests.support.Wiring;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

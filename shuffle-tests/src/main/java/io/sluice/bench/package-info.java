@@ -2,7 +2,7 @@
  * {@code sluice-bench}, the demo shuffle and benchmark command line ({@code Main}): {@code run} (the
  * default: several environments in this process, every consumer reading every producer, every record verified),
  * {@code serve} and {@code consume} (the same across two processes), and {@code jmh} (the benchmarks of
- * {@code io.sluice.bench.jmh}). It uses only the public API, as an engine would ({@code Wiring}), and
+ * {@code io.sluice.bench.jmh}). It uses only the public API, as an engine would ({@code io.sluice.tests.support.Wiring}), and
  * prints a summary table or JSON and a PASS/FAIL verdict (exit status 0, 1, or 2 for a wrong command line).
  * picocli parses the command line ({@code BenchCli}): {@code SluiceBench} is the top command, each command a class
  * whose options come from mixins ({@code CommonOptions}, {@code ProducerOptions}, {@code ReceiverOptions}), sizes

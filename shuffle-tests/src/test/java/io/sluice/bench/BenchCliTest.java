@@ -121,9 +121,10 @@ class BenchCliTest {
 
     @Test
     void unknownOption_suggestsTheClosest() {
-        assertUsage("unknown option '--prodcers'; did you mean --producers (or --progress)?", "--prodcers", "4");
-        assertUsage("unknown option '--segmentsize'; did you mean --segment-size (or --seed)?", "--segmentsize=64k");
-        assertUsage("unknown option '--sed'; did you mean --seeds (or --seed)?", "chaos", "--sed", "3");
+        assertUsage("unknown option --prodcers; did you mean --producers?", "--prodcers", "4");
+        assertUsage("unknown option --segmentsize; did you mean --segment-size?", "--segmentsize=64k");
+        assertUsage("unknown option --consumer; did you mean --consumers?", "--consumer", "2");
+        assertUsage("unknown option --sed; did you mean --seed?", "chaos", "--sed", "3");
     }
 
     @Test

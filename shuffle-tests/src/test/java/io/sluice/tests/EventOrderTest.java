@@ -6,10 +6,12 @@ import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.tests.support.EveryLayout;
+import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.Layout;
 import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
+import io.sluice.tests.support.Transport;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -64,35 +66,48 @@ class EventOrderTest {
     void priorityEvent_reachesTheGateFlaggedAsPriority_beforeDataQueuedEarlier_otherElementsUnflagged(Layout layout)
             throws Exception {
         try (ShuffleFixture shuffle = ShuffleFixture.start(layout, MemoryConfig.of(64, SEGMENT_SIZE))) {
-            RegisteredPartition partition = shuffle.registerPartition(1);
-            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
-            writer.setup();
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
-            for (int i = 0; i < 4; i++) {
-                writer.emitRecord(record(i), 0);
-            }
-            writer.broadcastEvent(event("ordinary"), false);
-            writer.emitRecord(record(SPANNING_RECORD), 0);
-            writer.flushAll();
-            writer.broadcastEvent(event("urgent"), true);
-
-            gate.priorityEventAvailableFuture().get(30, TimeUnit.SECONDS);
-            BufferOrEvent first = gate.pollNext().orElseThrow();
-            assertTrue(first.isEvent() && first.isPriority(), "the priority event comes first, flagged: " + first);
-            assertEquals("urgent", StandardCharsets.UTF_8.decode(first.data()).toString());
-            first.recycle();
-            writer.finish();
-            int events = 0;
-            for (Optional<BufferOrEvent> next = gate.getNext(); next.isPresent(); next = gate.getNext()) {
-                assertFalse(next.get().isPriority(), "only the priority event is flagged: " + next.get());
-                events += next.get().isEvent() ? 1 : 0;
-                next.get().recycle();
-            }
-            assertEquals(1, events, "the ordinary event, unflagged");
-            gate.close();
-            writer.close();
+            assertPriorityEventFlaggedAndFirst(shuffle);
         }
+    }
+
+    /** The same over a transport: the priority event frame carries the flag to a remote channel. */
+    @EveryTransport
+    void priorityEvent_overATransport_reachesTheRemoteGateFlaggedAsPriority_beforeDataQueuedEarlier(
+            Transport transport) throws Exception {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, MemoryConfig.of(64, SEGMENT_SIZE))) {
+            assertPriorityEventFlaggedAndFirst(shuffle);
+        }
+    }
+
+    private static void assertPriorityEventFlaggedAndFirst(ShuffleFixture shuffle) throws Exception {
+        RegisteredPartition partition = shuffle.registerPartition(1);
+        ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+        writer.setup();
+        InputGate gate = shuffle.createGate("consumer", 0, partition);
+        gate.setup();
+        for (int i = 0; i < 4; i++) {
+            writer.emitRecord(record(i), 0);
+        }
+        writer.broadcastEvent(event("ordinary"), false);
+        writer.emitRecord(record(SPANNING_RECORD), 0);
+        writer.flushAll();
+        writer.broadcastEvent(event("urgent"), true);
+
+        gate.priorityEventAvailableFuture().get(30, TimeUnit.SECONDS);
+        BufferOrEvent first = gate.pollNext().orElseThrow();
+        assertTrue(first.isEvent() && first.isPriority(), "the priority event comes first, flagged: " + first);
+        assertEquals("urgent", StandardCharsets.UTF_8.decode(first.data()).toString());
+        first.recycle();
+        writer.finish();
+        int events = 0;
+        for (Optional<BufferOrEvent> next = gate.getNext(); next.isPresent(); next = gate.getNext()) {
+            assertFalse(next.get().isPriority(), "only the priority event is flagged: " + next.get());
+            events += next.get().isEvent() ? 1 : 0;
+            next.get().recycle();
+        }
+        assertEquals(1, events, "the ordinary event, unflagged");
+        gate.close();
+        writer.close();
     }
 
     /** Emits records {@code from} to {@code to - 1} to every subpartition, one by one. */

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer.DeserializationResult;
 import org.apache.flink.runtime.io.network.api.serialization.SpillingAdaptiveSpanningRecordDeserializer;
@@ -37,8 +38,11 @@ final class LatencyFigure {
         long[] samples = new long[MAX_SAMPLES];
         // Written by the consumer only (lazySet publishes the samples before it); read once the window is over.
         AtomicInteger sampleCount = new AtomicInteger();
-        long windowStart = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Window.millis(timing.warmupSeconds));
-        long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(Window.millis(timing.measureSeconds));
+        // The window opens a warm-up after the first record arrived (setting the stack up can take longer than a
+        // short warm-up on a loaded machine); until then it records nothing.
+        AtomicLong windowStartRef = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong windowEndRef = new AtomicLong(Long.MIN_VALUE);
+        AtomicInteger firstArrived = new AtomicInteger();
         Workers workers = new Workers();
         workers.start("consumer", () -> {
             RecordDeserializer<LongValue> deserializer =
@@ -57,7 +61,8 @@ final class LatencyFigure {
                     if (result.isFullRecord()) {
                         long now = System.nanoTime();
                         long sentAt = record.getValue();
-                        if (sentAt >= windowStart && now <= windowEnd && count < MAX_SAMPLES) {
+                        firstArrived.lazySet(1);
+                        if (sentAt >= windowStartRef.get() && now <= windowEndRef.get() && count < MAX_SAMPLES) {
                             samples[count++] = now - sentAt;
                             sampleCount.lazySet(count);
                         }
@@ -81,6 +86,14 @@ final class LatencyFigure {
             writer.close();
             partition.finish();
         });
+        long giveUp = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (firstArrived.get() == 0 && System.nanoTime() < giveUp) {
+            Thread.sleep(10);
+        }
+        long windowStart = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Window.millis(timing.warmupSeconds));
+        long windowEnd = windowStart + TimeUnit.MILLISECONDS.toNanos(Window.millis(timing.measureSeconds));
+        windowEndRef.set(windowEnd);
+        windowStartRef.set(windowStart);
         Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(windowStart - System.nanoTime())));
         long cpu0 = Window.cpuNanos();
         Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(windowEnd - System.nanoTime())));

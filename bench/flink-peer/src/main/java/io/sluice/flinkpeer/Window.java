@@ -25,9 +25,20 @@ final class Window {
         this.cpuCores = cpuCores;
     }
 
-    /** Sleeps {@code warmupSeconds}, then measures the tallies' growth over {@code measureSeconds}. */
+    /** How long the first unit may take to arrive before the warm-up starts anyway (the figure then shows it). */
+    private static final long FIRST_UNIT_TIMEOUT_MILLIS = 60_000;
+
+    /**
+     * Waits until the tallies count a first unit (the stack is set up and data flows: on a loaded machine that can
+     * take longer than a short warm-up), sleeps {@code warmupSeconds}, then measures the tallies' growth over
+     * {@code measureSeconds}.
+     */
     static Window measure(List<Tally> tallies, double warmupSeconds, double measureSeconds)
             throws InterruptedException {
+        long giveUp = System.nanoTime() + FIRST_UNIT_TIMEOUT_MILLIS * 1_000_000L;
+        while (unitsOf(tallies) == 0 && System.nanoTime() < giveUp) {
+            Thread.sleep(10);
+        }
         Thread.sleep(millis(warmupSeconds));
         long bytes0 = bytesOf(tallies);
         long units0 = unitsOf(tallies);

@@ -1,5 +1,6 @@
 package io.sluice.netty.file;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +43,8 @@ public final class FileChannelManager implements AutoCloseable {
     private final AtomicInteger next = new AtomicInteger();
     private final Thread shutdownHook;
     private final Object lock = new Object();
-    private boolean closed; // guarded by lock
+    @GuardedBy("lock")
+    private boolean closed;
 
     /**
      * Creates this environment's directory under each of {@code tmpDirs}.

@@ -1,5 +1,6 @@
 package io.sluice.netty.gate;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
@@ -45,9 +46,12 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
     private final ScheduledExecutorService retryScheduler;
 
     private final Object requestLock = new Object();
-    private final PartitionRequestBackoff backoff; // guarded by requestLock
-    private State state = State.IDLE; // guarded by requestLock
-    private ScheduledFuture<?> retry; // guarded by requestLock
+    @GuardedBy("requestLock")
+    private final PartitionRequestBackoff backoff;
+    @GuardedBy("requestLock")
+    private State state = State.IDLE;
+    @GuardedBy("requestLock")
+    private ScheduledFuture<?> retry;
     private volatile ResultSubpartitionView view; // written under requestLock
 
     LocalInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
@@ -106,6 +110,7 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
 
     private void scheduleRetryOrFail(PartitionNotFoundException notFound) {
         boolean fail = false;
+        String tried;
         synchronized (requestLock) {
             if (state == State.RELEASED) {
                 return;
@@ -122,9 +127,11 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
             } else {
                 fail = true;
             }
+            // The backoff is the request lock's: describe it here, not after unlocking.
+            tried = fail ? backoff.describe() : null;
         }
         if (fail) {
-            LOG.debug("Partition {} not found for {} after {}", partitionId, this, backoff.describe());
+            LOG.debug("Partition {} not found for {} after {}", partitionId, this, tried);
             setError(notFound);
         }
     }

@@ -1,5 +1,6 @@
 package io.sluice.netty.gate;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.InsufficientBuffersException;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
@@ -35,8 +36,10 @@ final class RemoteGateMemory implements GateMemory {
     /** Completed by {@link #release()}: ends a reservation's wait for segments. */
     private final CompletableFuture<Void> releasedSignal = new CompletableFuture<>();
 
-    private boolean released; // guarded by this
-    private LocalBufferPool floatingPool; // guarded by this
+    @GuardedBy("this")
+    private boolean released;
+    @GuardedBy("this")
+    private LocalBufferPool floatingPool;
 
     RemoteGateMemory(String ownerName, List<RemoteInputChannel> channels, NetworkBufferPool networkBufferPool,
                      int buffersPerChannel, int floatingBuffers) {

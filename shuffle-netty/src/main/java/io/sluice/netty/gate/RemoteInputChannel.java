@@ -1,5 +1,6 @@
 package io.sluice.netty.gate;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
@@ -8,6 +9,7 @@ import io.sluice.api.TransportException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferListener;
 import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
@@ -62,29 +64,57 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     private volatile boolean released;
 
     private final Object requestLock = new Object();
-    private final PartitionRequestBackoff backoff; // guarded by requestLock
-    private ProducerConnection client; // guarded by requestLock
-    private ScheduledFuture<?> retry; // guarded by requestLock
+    @GuardedBy("requestLock")
+    private final PartitionRequestBackoff backoff;
+    @GuardedBy("requestLock")
+    private ProducerConnection client;
+    @GuardedBy("requestLock")
+    private ScheduledFuture<?> retry;
 
     private final Object receivedLock = new Object();
-    private final ArrayDeque<Buffer> received = new ArrayDeque<>(); // guarded by receivedLock
+    @GuardedBy("receivedLock")
+    private final ArrayDeque<Buffer> received = new ArrayDeque<>();
     /** Priority events, handed out before {@link #received}. */
-    private final ArrayDeque<Buffer> receivedPriority = new ArrayDeque<>(); // guarded by receivedLock
+    @GuardedBy("receivedLock")
+    private final ArrayDeque<Buffer> receivedPriority = new ArrayDeque<>();
     /** User events received and not yet taken by the consumer; at most ResultPartitionWriter.MAX_QUEUED_EVENTS. */
-    private int queuedEvents; // guarded by receivedLock
+    @GuardedBy("receivedLock")
+    private int queuedEvents;
     private int expectedSequenceNumber; // event loop
     private volatile boolean endOfPartitionReceived;
 
     private final Object buffersLock = new Object();
-    private final ArrayDeque<Buffer> exclusiveAvailable = new ArrayDeque<>(); // guarded by buffersLock
-    private final ArrayDeque<Buffer> floatingAvailable = new ArrayDeque<>(); // guarded by buffersLock
+    @GuardedBy("buffersLock")
+    private final ArrayDeque<Buffer> exclusiveAvailable = new ArrayDeque<>();
+    @GuardedBy("buffersLock")
+    private final ArrayDeque<Buffer> floatingAvailable = new ArrayDeque<>();
     /** Buffers the channel wants to hold: the sender's backlog plus the initial credit. */
-    private int numRequiredBuffers; // guarded by buffersLock
-    private boolean waitingForFloatingBuffers; // guarded by buffersLock
-    private LocalBufferPool floatingPool; // guarded by buffersLock; null when the gate has no floating buffers
+    @GuardedBy("buffersLock")
+    private int numRequiredBuffers;
+    @GuardedBy("buffersLock")
+    private boolean waitingForFloatingBuffers;
+    @GuardedBy("buffersLock")
+    private LocalBufferPool floatingPool;  // null when the gate has no floating buffers
 
     /** Credit granted locally and not yet sent to the producer in an AddCredit. */
     private final AtomicInteger unannouncedCredit = new AtomicInteger();
+
+    /**
+     * A thread that grants credit (recycling a buffer) leaves the announcement to the event loop while the producer
+     * holds at least this much credit, counting the buffers on their way: the event loop announces it with the next
+     * buffer it receives, and nobody is woken for it. One is enough for that buffer to come: either the producer can
+     * send one, or one is on its way.
+     */
+    static final int DEFERRABLE_SENDER_CREDIT = 1;
+    /**
+     * The credit the producer holds or has spent on buffers still on their way, as far as this channel knows: the
+     * initial credit, plus what the event loop announced, minus the data buffers received. Set by the partition
+     * request; then changed by the event loop only. Read by granting threads after they add to
+     * {@link #unannouncedCredit}, while the event loop reads {@code unannouncedCredit} after changing this: of a
+     * granting thread that defers and an event loop that receives a buffer, at least one sees the other's write,
+     * so deferred credit is never left behind while the producer runs out.
+     */
+    private final AtomicInteger senderCredit = new AtomicInteger();
 
     RemoteInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
                        ConnectionId connectionId, ProducerConnections connections,
@@ -184,6 +214,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             current = client;
         }
         if (current != null && !released) {
+            senderCredit.set(initialCredit);
             current.requestSubpartition(partitionId, subpartitionIndex, this, initialCredit);
         }
     }
@@ -194,6 +225,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
      */
     public void onFailedPartitionRequest() {
         boolean fail = false;
+        String tried;
         synchronized (requestLock) {
             if (released) {
                 return;
@@ -207,10 +239,12 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             } else {
                 fail = true;
             }
+            // The backoff is the request lock's: describe it here, not after unlocking.
+            tried = fail ? backoff.describe() : null;
         }
         if (fail) {
             setError(new PartitionNotFoundException(partitionId, "producer " + connectionId.producerId() + " at "
-                    + connectionId.address() + " did not register it in time; " + backoff.describe()));
+                    + connectionId.address() + " did not register it in time; " + tried));
         }
     }
 
@@ -287,7 +321,13 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             }
             return;
         }
+        if (buffer.isBuffer()) {
+            senderCredit.decrementAndGet();
+        }
         bufferReceived.accept(buffer.readableBytes());
+        if (BufferTrace.ENABLED && buffer.isBuffer()) {
+            BufferTrace.record(BufferTrace.Hop.ENQUEUE, id.hashCode(), sequenceNumber, buffer.getMemorySegment());
+        }
         if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
             endOfPartitionReceived = true;
         }
@@ -312,6 +352,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             return;
         }
         expectedSequenceNumber = expected + 1;
+        senderCredit.decrementAndGet(); // an empty data buffer took a credit too
         if (backlog >= 0) {
             onSenderBacklog(backlog);
         }
@@ -370,6 +411,9 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         if (next == null) {
             return null;
         }
+        if (BufferTrace.ENABLED && next.isBuffer()) {
+            BufferTrace.record(BufferTrace.Hop.TAKE, id.hashCode(), -1, next.getMemorySegment());
+        }
         return new BufferAndAvailability(next, more, 0, priority);
     }
 
@@ -410,9 +454,18 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     // Credit and recycling
     // ------------------------------------------------------------------------------------------------------------
 
-    /** The credit to send now, reset to zero. Event loop. */
+    /** The credit to send now, reset to zero; the caller announces it. Event loop. */
     public int getAndResetUnannouncedCredit() {
-        return unannouncedCredit.getAndSet(0);
+        int credit = unannouncedCredit.getAndSet(0);
+        if (credit > 0) {
+            senderCredit.addAndGet(credit);
+        }
+        return credit;
+    }
+
+    /** The credit the producer holds or spent on buffers on their way, as far as this channel knows. */
+    int senderCredit() {
+        return senderCredit.get();
     }
 
     /** Credit granted and not yet sent. */
@@ -422,6 +475,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     private void announceCredit(int added) {
         if (added > 0 && unannouncedCredit.getAndAdd(added) == 0) {
+            if (senderCredit.get() >= DEFERRABLE_SENDER_CREDIT) {
+                // The producer can still send (or a buffer is on its way): the event loop picks this credit up
+                // when the next buffer arrives (CreditBasedClientHandler), without a task or a wake-up now.
+                return;
+            }
             ProducerConnection current;
             synchronized (requestLock) {
                 current = client;
@@ -499,6 +557,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
     }
 
+    @GuardedBy("buffersLock")
     private int availableBuffersLocked() {
         return exclusiveAvailable.size() + floatingAvailable.size();
     }

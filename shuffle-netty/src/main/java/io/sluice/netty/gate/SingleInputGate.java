@@ -1,5 +1,6 @@
 package io.sluice.netty.gate;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.GateMetrics;
 import io.sluice.api.InputGate;
@@ -50,18 +51,28 @@ public final class SingleInputGate implements InputGate {
     private final AvailabilityHandOff priorityHandOff;
 
     private final Object lock = new Object();
-    private final ArrayDeque<InputChannel> channelsWithData; // guarded by lock
-    private final boolean[] queued; // guarded by lock
-    private final boolean[] channelFinished; // guarded by lock
-    private int finishedChannels; // guarded by lock
+    @GuardedBy("lock")
+    private final ArrayDeque<InputChannel> channelsWithData;
+    @GuardedBy("lock")
+    private final boolean[] queued;
+    @GuardedBy("lock")
+    private final boolean[] channelFinished;
+    @GuardedBy("lock")
+    private int finishedChannels;
     /** Priority events each channel announced and the consumer has not taken yet. */
-    private final int[] pendingPriorityEvents; // guarded by lock
-    private int totalPendingPriorityEvents; // guarded by lock
-    private CompletableFuture<Void> priorityAvailability = new CompletableFuture<>(); // guarded by lock
-    private CompletableFuture<Void> availability = new CompletableFuture<>(); // guarded by lock
-    private GateState state = GateState.CREATED; // guarded by lock
+    @GuardedBy("lock")
+    private final int[] pendingPriorityEvents;
+    @GuardedBy("lock")
+    private int totalPendingPriorityEvents;
+    @GuardedBy("lock")
+    private CompletableFuture<Void> priorityAvailability = new CompletableFuture<>();
+    @GuardedBy("lock")
+    private CompletableFuture<Void> availability = new CompletableFuture<>();
+    @GuardedBy("lock")
+    private GateState state = GateState.CREATED;
     private volatile boolean finished;
-    private GateMemory memory = GateMemory.NONE; // guarded by lock
+    @GuardedBy("lock")
+    private GateMemory memory = GateMemory.NONE;
     /** Bytes and buffers the consumer took, and its waits for data, for {@link #metrics()}. */
     private final GateCounters counters = new GateCounters();
 
@@ -419,6 +430,7 @@ public final class SingleInputGate implements InputGate {
     }
 
     /** @return the availability future to complete (outside {@code lock}), or null */
+    @GuardedBy("lock")
     private CompletableFuture<Void> queueChannelLocked(InputChannel channel, boolean first) {
         int index = channel.channelIndex();
         if (state == GateState.CLOSED || channelFinished[index]) {

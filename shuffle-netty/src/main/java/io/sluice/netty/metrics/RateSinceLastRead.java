@@ -1,5 +1,6 @@
 package io.sluice.netty.metrics;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.function.LongSupplier;
 
 /**
@@ -12,8 +13,10 @@ import java.util.function.LongSupplier;
 public final class RateSinceLastRead {
 
     private final LongSupplier totalNanos;
-    private long lastTotal; // guarded by this
-    private long lastRead; // guarded by this
+    @GuardedBy("this")
+    private long lastTotal;
+    @GuardedBy("this")
+    private long lastRead;
 
     /** @param totalNanos the cumulative counter, in nanoseconds */
     public RateSinceLastRead(LongSupplier totalNanos) {

@@ -1,5 +1,6 @@
 package io.sluice.netty.notification;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -19,8 +20,10 @@ public final class AvailabilityHandOff {
 
     private final Executor notifications;
 
-    private CompletableFuture<?> lastInternal; // guarded by this
-    private CompletableFuture<Void> lastDetached; // guarded by this
+    @GuardedBy("this")
+    private CompletableFuture<?> lastInternal;
+    @GuardedBy("this")
+    private CompletableFuture<Void> lastDetached;
 
     /** @param notifications runs the completions; a rejected completion (executor shut down) runs on the caller */
     public AvailabilityHandOff(Executor notifications) {

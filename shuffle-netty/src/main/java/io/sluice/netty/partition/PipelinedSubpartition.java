@@ -1,7 +1,9 @@
 package io.sluice.netty.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferConsumer;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.netty.event.EventSerializer;
 
 import java.util.ArrayDeque;
@@ -37,29 +39,41 @@ public final class PipelinedSubpartition {
     private final int index;
     private final Object lock = new Object();
 
-    private final ArrayDeque<BufferConsumer> buffers = new ArrayDeque<>(); // guarded by lock
+    @GuardedBy("lock")
+    private final ArrayDeque<BufferConsumer> buffers = new ArrayDeque<>();
     /** Priority events, read before anything in {@link #buffers}. */
-    private final ArrayDeque<BufferConsumer> priorityEvents = new ArrayDeque<>(); // guarded by lock
+    @GuardedBy("lock")
+    private final ArrayDeque<BufferConsumer> priorityEvents = new ArrayDeque<>();
     /** Data consumers in {@link #buffers}, finished or not. */
-    private int buffersInBacklog; // guarded by lock
+    @GuardedBy("lock")
+    private int buffersInBacklog;
     /** User events queued and not yet taken by the reader (bounded by ResultPartitionWriter.MAX_QUEUED_EVENTS). */
-    private int queuedUserEvents; // guarded by lock
-    private boolean flushRequested; // guarded by lock
-    private State state = State.OPEN; // guarded by lock
-    private Throwable failureCause; // guarded by lock
-    private PipelinedSubpartitionView readView; // guarded by lock
+    @GuardedBy("lock")
+    private int queuedUserEvents;
+    @GuardedBy("lock")
+    private boolean flushRequested;
+    @GuardedBy("lock")
+    private State state = State.OPEN;
+    @GuardedBy("lock")
+    private Throwable failureCause;
+    @GuardedBy("lock")
+    private PipelinedSubpartitionView readView;
     /** The reader has taken the end-of-partition event. */
-    private boolean readToEnd; // guarded by lock
+    @GuardedBy("lock")
+    private boolean readToEnd;
     /** The reader was told that something is readable and has not yet polled the subpartition empty. */
-    private boolean readerNotified; // guarded by lock
+    @GuardedBy("lock")
+    private boolean readerNotified;
     /** The partition was told this subpartition needs nothing more (read to its end, or its reader left). */
-    private boolean doneReported; // guarded by lock
+    @GuardedBy("lock")
+    private boolean doneReported;
     private int sequenceNumber; // reader thread only
     /**
      * The reader took a blocking event and has not resumed yet: nothing is readable until
      * {@link #resumeConsumption()}. A second axis beside {@link State}: an OPEN or FINISHED queue may be blocked.
      */
-    private boolean blockedByEvent; // guarded by lock
+    @GuardedBy("lock")
+    private boolean blockedByEvent;
 
     PipelinedSubpartition(ResultPartition parent, int index) {
         this.parent = parent;
@@ -133,6 +147,7 @@ public final class PipelinedSubpartition {
     }
 
     /** The listener to tell now, or null: no reader, already told, or nothing readable. Sets the told flag. */
+    @GuardedBy("lock")
     private BufferAvailabilityListener listenerToNotifyLocked() {
         if (readView == null || readerNotified || !isDataAvailableUnsafe()) {
             return null;
@@ -166,6 +181,9 @@ public final class PipelinedSubpartition {
             }
             // Only a queue with more than one element, or a lone buffer holding bytes, has something to flush.
             flushRequested = buffers.size() > 1 || buffers.peek().isDataAvailable();
+            if (BufferTrace.ENABLED && flushRequested && !buffers.peekLast().isWriterFinished()) {
+                BufferTrace.committed(buffers.peekLast());
+            }
             listener = listenerToNotifyLocked();
         }
         if (listener != null) {
@@ -385,6 +403,7 @@ public final class PipelinedSubpartition {
         return parent;
     }
 
+    @GuardedBy("lock")
     private void releaseQueueLocked(Throwable cause) {
         state = State.RELEASED;
         failureCause = cause;
@@ -401,6 +420,7 @@ public final class PipelinedSubpartition {
         flushRequested = false;
     }
 
+    @GuardedBy("lock")
     private int getNumberOfFinishedBuffersUnsafe() {
         int size = buffers.size();
         if (size == 0) {
@@ -413,6 +433,7 @@ public final class PipelinedSubpartition {
         return size - 1 + (!tail.isBuffer() || tail.isWriterFinished() ? 1 : 0);
     }
 
+    @GuardedBy("lock")
     private boolean isDataAvailableUnsafe() {
         if (blockedByEvent) {
             return false;
@@ -420,6 +441,7 @@ public final class PipelinedSubpartition {
         return !priorityEvents.isEmpty() || flushRequested || getNumberOfFinishedBuffersUnsafe() > 0;
     }
 
+    @GuardedBy("lock")
     private boolean nextIsEventUnsafe() {
         if (blockedByEvent) {
             return false;
@@ -431,6 +453,7 @@ public final class PipelinedSubpartition {
         return head != null && !head.isBuffer();
     }
 
+    @GuardedBy("lock")
     private int getBuffersInBacklogUnsafe() {
         if (buffersInBacklog == 0) {
             return 0;

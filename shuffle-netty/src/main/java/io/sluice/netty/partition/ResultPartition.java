@@ -1,5 +1,6 @@
 package io.sluice.netty.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordFraming;
 import io.sluice.api.ResultPartitionId;
@@ -9,6 +10,7 @@ import io.sluice.api.WriterMetrics;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.metrics.WriterCounters;
@@ -73,9 +75,11 @@ public final class ResultPartition extends AbstractResultPartition {
 
     private final Object emitLock = new Object();
     /** The buffer under construction of each subpartition, or null. */
-    private final BufferBuilder[] builders; // guarded by emitLock
+    @GuardedBy("emitLock")
+    private final BufferBuilder[] builders;
     /** The 4-byte length prefix of the record being written; reused for every record. */
-    private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4); // guarded by emitLock
+    @GuardedBy("emitLock")
+    private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4);
 
     private final Object stateLock = new Object();
     private volatile State state = State.CREATED; // written under stateLock
@@ -83,11 +87,14 @@ public final class ResultPartition extends AbstractResultPartition {
     private volatile String releaseReason;
     /** Whether the release came after finish(): then late emits are a usage error, not a release. */
     private volatile boolean releasedAfterFinish;
-    private int subpartitionsDone; // guarded by stateLock
+    @GuardedBy("stateLock")
+    private int subpartitionsDone;
     private LocalBufferPool bufferPool; // written once under stateLock before RUNNING; read after
     /** Overdraft allowance; handed to the pool at setup and whenever it changes afterwards. */
-    private int maxOverdraftBuffers; // guarded by stateLock
-    private ScheduledFuture<?> flushTask; // guarded by stateLock
+    @GuardedBy("stateLock")
+    private int maxOverdraftBuffers;
+    @GuardedBy("stateLock")
+    private ScheduledFuture<?> flushTask;
 
     private final AvailabilityHandOff availability;
 
@@ -492,6 +499,7 @@ public final class ResultPartition extends AbstractResultPartition {
                 + reason, cause);
     }
 
+    @GuardedBy("emitLock")
     private void emitLocked(ByteBuffer record, int target) throws IOException {
         counters.onRecords(1);
         int start = record.position();
@@ -508,6 +516,7 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     /** Appends a record's length prefix; false when the record must be dropped. */
+    @GuardedBy("emitLock")
     private boolean writeLength(int length, int target) throws IOException {
         BufferBuilder builder = builders[target];
         // Fast path for small records: the prefix goes straight into the current buffer, and is committed together
@@ -527,6 +536,7 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     /** Appends and commits {@code source}'s remaining bytes to the subpartition; false when they were dropped. */
+    @GuardedBy("emitLock")
     private boolean write(ByteBuffer source, int target) throws IOException {
         BufferBuilder builder = builders[target];
         if (builder != null && !source.hasRemaining()) {
@@ -550,6 +560,7 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     /** A new buffer for {@code target}, queued on its subpartition; null when the bytes must be dropped. */
+    @GuardedBy("emitLock")
     private BufferBuilder newBuilder(int target) throws IOException {
         PipelinedSubpartition subpartition = subpartitions[target];
         if (subpartition.isReleased()) {
@@ -605,9 +616,13 @@ public final class ResultPartition extends AbstractResultPartition {
         }
     }
 
+    @GuardedBy("emitLock")
     private void finishBuilder(int target) {
         BufferBuilder builder = builders[target];
         if (builder != null) {
+            if (BufferTrace.ENABLED) {
+                BufferTrace.committed(builder);
+            }
             countBuffer(builder.finish());
             builder.close();
             builders[target] = null;

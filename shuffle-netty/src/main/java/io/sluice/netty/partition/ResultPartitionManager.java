@@ -1,5 +1,6 @@
 package io.sluice.netty.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ShuffleException;
@@ -26,20 +27,23 @@ public final class ResultPartitionManager {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResultPartitionManager.class);
 
-    private final Map<ResultPartitionId, RegisteredPartition> partitions = new HashMap<>(); // guarded by this
-    private final Map<ResultPartitionId, List<PartitionRegistrationListener>> awaiting =
-            new HashMap<>(); // guarded by this
-    private boolean shutDown; // guarded by this
+    @GuardedBy("this")
+    private final Map<ResultPartitionId, RegisteredPartition> partitions = new HashMap<>();
+    @GuardedBy("this")
+    private final Map<ResultPartitionId, List<PartitionRegistrationListener>> awaiting = new HashMap<>();
+    @GuardedBy("this")
+    private boolean shutDown;
     /**
      * Why recently failed partitions went away, so that a reader asking after the failure learns of it instead of
      * waiting for a partition that will never come. Bounded: the oldest entries go first.
      */
+    @GuardedBy("this")
     private final Map<ResultPartitionId, Throwable> recentFailures = new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<ResultPartitionId, Throwable> eldest) {
             return size() > MAX_REMEMBERED_FAILURES;
         }
-    }; // guarded by this
+    };
 
     /** Told of every partition released here (for the environment's metrics); null for nobody. */
     private volatile Consumer<RegisteredPartition> releaseObserver;
@@ -219,6 +223,7 @@ public final class ResultPartitionManager {
     }
 
     /** The failure to report for an id that is not registered: the producer's, if it failed, else not found. */
+    @GuardedBy("this")
     private ShuffleException notRegistered(ResultPartitionId partitionId) {
         Throwable failure = recentFailures.get(partitionId);
         if (failure == null) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
@@ -33,6 +34,15 @@ import java.nio.ByteBuffer;
  * <p>A protocol violation raises {@link CorruptFrameException}; from then on everything received is discarded and
  * the installer is expected to close the connection. When the channel closes or the handler is removed, a
  * half-filled buffer is recycled and the accumulation ByteBufs are released.
+ *
+ * <p>Cost per data buffer received, counted from the code, not measured (shallow sizes as in
+ * {@link NettyMessageEncoder}'s class comment): here three new objects, about 128 bytes: the header's
+ * {@code InputChannelId} (32), the header-only {@link BufferResponse} (48) and the response with its buffer (48). The
+ * payload is copied once, from the socket's read buffer (pooled, released at once) into the receiving channel's
+ * segment. Downstream, per buffer: the remote channel makes a {@code Buffer} and its {@code ReferenceCount} when the
+ * segment comes back to it (40 + 24), and the gate hands the buffer out in a {@code BufferAndAvailability}, an
+ * {@code Optional} and a {@code ShuffleBufferOrEvent} (24 + 16 + 24): eight objects, about 256 bytes, from socket
+ * to engine.
  *
  * <p>One instance per channel; only called on that channel's event loop (so no field needs a lock).
  */
@@ -201,6 +211,10 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         }
         BufferResponse header = Frame.readBody(headerBuffer, BufferResponse::readHeader, "BufferResponse header");
         headerBuffer.clear();
+        if (BufferTrace.ENABLED && header.dataType().isBuffer()) {
+            BufferTrace.record(BufferTrace.Hop.CLIENT_READ, header.receiverId().hashCode(), header.sequenceNumber(),
+                    null);
+        }
         int bufferSize = header.bufferSize();
         if (BufferResponse.frameLength(bufferSize) != frameLength) {
             throw new CorruptFrameException("BufferResponse announces " + bufferSize + " bytes, but its frame of "

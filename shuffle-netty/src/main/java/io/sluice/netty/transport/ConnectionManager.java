@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -98,13 +99,18 @@ public final class ConnectionManager implements ProducerConnections {
     private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     private final Object lock = new Object();
-    private TransportType type; // guarded by lock
-    private EventLoopGroup serverGroup; // guarded by lock
-    private EventLoopGroup clientGroup; // guarded by lock
-    private Channel serverChannel; // guarded by lock
+    /** Written once in {@link #start()} (under the lock) before any channel exists; read by event loops. */
+    private volatile TransportType type;
+    @GuardedBy("lock")
+    private EventLoopGroup serverGroup;
+    @GuardedBy("lock")
+    private EventLoopGroup clientGroup;
+    @GuardedBy("lock")
+    private Channel serverChannel;
     private volatile InetSocketAddress dataAddress;
     private volatile PartitionRequestClientFactory clientFactory;
-    private boolean closed; // guarded by lock
+    @GuardedBy("lock")
+    private boolean closed;
     /**
      * Set first thing in {@link #close()}, read by the channel initializers without the lock (which close() holds
      * while it waits for the event loops): a connection that comes up while close() runs closes itself.
@@ -164,6 +170,7 @@ public final class ConnectionManager implements ProducerConnections {
         }
     }
 
+    @GuardedBy("lock")
     private void bindServer() throws IOException {
         int highWaterMark = WRITE_HIGH_WATER_MARK_SEGMENTS * config.segmentSize();
         WriteBufferWaterMark waterMark = new WriteBufferWaterMark(highWaterMark / 2, highWaterMark);
@@ -224,6 +231,7 @@ public final class ConnectionManager implements ProducerConnections {
         }
     }
 
+    @GuardedBy("lock")
     private Bootstrap newClientBootstrap() {
         int maxFrame = Math.max(BufferResponse.frameLength(config.segmentSize()), MAX_EVENT_FRAME_BYTES);
         Bootstrap bootstrap = new Bootstrap()
@@ -391,6 +399,7 @@ public final class ConnectionManager implements ProducerConnections {
         }
     }
 
+    @GuardedBy("lock")
     private void shutDownGroups() {
         // No quiet period: every channel is closed; give in-flight tasks (buffer recycling) a short while to run.
         if (serverGroup != null) {

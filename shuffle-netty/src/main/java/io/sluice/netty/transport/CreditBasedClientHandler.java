@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.sluice.api.TransportException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.gate.RemoteInputChannel;
@@ -45,6 +46,10 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     private final Runnable creditTask = this::drainCreditNotifications;
     /** Channels whose credit waits for the channel to be writable. */
     private final ArrayDeque<RemoteInputChannel> channelsWithCredit = new ArrayDeque<>(); // event loop
+    /** Between a read's first channelRead and its channelReadComplete. Event loop. */
+    private boolean reading; // event loop
+    /** Credit queued during the current read, written and flushed once at its channelReadComplete. */
+    private boolean creditQueuedInRead; // event loop
 
     private volatile ChannelHandlerContext ctx;
     /**
@@ -97,6 +102,13 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
 
     /** A channel has credit to announce; many calls cause one event-loop task and one flush. Any thread. */
     void notifyCreditAvailable(RemoteInputChannel channel) {
+        ChannelHandlerContext current = ctx;
+        if (current != null && current.executor().inEventLoop() && reading) {
+            // Granted by the event loop itself while it reads (floating buffers for a backlog): one flush at the
+            // end of the read carries it, with every other credit of that read.
+            queueCreditInRead(channel);
+            return;
+        }
         creditNotifications.add(channel);
         ChannelHandlerContext context = ctx;
         if (context != null && creditTaskScheduled.compareAndSet(false, true)) {
@@ -108,6 +120,9 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
         creditTaskScheduled.set(false);
         RemoteInputChannel channel;
         while ((channel = creditNotifications.poll()) != null) {
+            if (BufferTrace.ENABLED) {
+                BufferTrace.record(BufferTrace.Hop.CREDIT_NOTIFY, channel.inputChannelId().hashCode(), -1, null);
+            }
             channelsWithCredit.add(channel);
         }
         writeCredits();
@@ -131,6 +146,9 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
             }
             int credit = channel.getAndResetUnannouncedCredit();
             if (credit > 0) {
+                if (BufferTrace.ENABLED) {
+                    BufferTrace.record(BufferTrace.Hop.CREDIT, channel.inputChannelId().hashCode(), credit, null);
+                }
                 ctx.write(new AddCredit(credit, channel.inputChannelId()))
                         .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
                 wrote = true;
@@ -151,6 +169,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        reading = true;
         if (msg instanceof BufferResponse response) {
             onBufferResponse(response);
         } else if (msg instanceof ErrorResponse error) {
@@ -176,11 +195,38 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
         if (buffer == null) {
             if (response.bufferSize() == 0) {
                 channel.onEmptyBuffer(response.sequenceNumber(), response.backlog());
+                pickUpDeferredCredit(channel);
             }
             // Otherwise the channel had no buffer for a data frame and was already failed by the allocator.
             return;
         }
         channel.onBuffer(buffer, response.sequenceNumber(), response.backlog(), response.dataType().isPriority());
+        pickUpDeferredCredit(channel);
+    }
+
+    /**
+     * Credit that recycling threads left to the event loop (RemoteInputChannel.DEFERRABLE_SENDER_CREDIT) goes out
+     * with this read: the buffer just received is what the event loop looks at anyway. Event loop.
+     */
+    private void pickUpDeferredCredit(RemoteInputChannel channel) {
+        if (channel.unannouncedCredit() > 0) {
+            queueCreditInRead(channel);
+        }
+    }
+
+    private void queueCreditInRead(RemoteInputChannel channel) {
+        channelsWithCredit.add(channel);
+        creditQueuedInRead = true;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        reading = false;
+        if (creditQueuedInRead) {
+            creditQueuedInRead = false;
+            writeCredits();
+        }
+        super.channelReadComplete(ctx);
     }
 
     private void onErrorResponse(ErrorResponse error) {

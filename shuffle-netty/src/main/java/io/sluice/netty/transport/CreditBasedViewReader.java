@@ -58,6 +58,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
 
     /** Attaches the view once the partition was found. Event loop. */
     void setView(ResultSubpartitionView view) {
+        assert queue.inEventLoop() : "called off the connection's event loop";
         this.view = view;
     }
 
@@ -68,6 +69,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
      *         many buffers, so the receiver broke the credit protocol (the caller fails this reader)
      */
     boolean addCredit(int delta) {
+        assert queue.inEventLoop() : "called off the connection's event loop";
         int sum = credit + delta;
         if (delta < 0 || sum < credit) {
             return false;
@@ -139,6 +141,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
 
     /** Lets the view hand out file spans: this reader's connection can send file bytes. Event loop. */
     void enableFileSpans() {
+        assert queue.inEventLoop() : "called off the connection's event loop";
         view.enableFileSpans();
     }
 
@@ -161,6 +164,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
 
     /** Unblocks the view after the blocking event it sent. Event loop. */
     void resumeConsumption() {
+        assert queue.inEventLoop() : "called off the connection's event loop";
         if (view != null && !released) {
             view.resumeConsumption();
         }
@@ -168,6 +172,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
 
     /** Releases the view (the consumer is gone or done). Event loop; idempotent. */
     void release() {
+        assert queue.inEventLoop() : "called off the connection's event loop";
         if (released) {
             return;
         }
@@ -186,6 +191,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
 
     /** Clears the pending mark before the reader's availability is checked. Event loop. */
     void clearNotificationPending() {
+        assert queue.inEventLoop() : "called off the connection's event loop";
         notificationPending.set(false);
     }
 

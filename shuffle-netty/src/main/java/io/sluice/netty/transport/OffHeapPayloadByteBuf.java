@@ -3,6 +3,7 @@ package io.sluice.netty.transport;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferTrace;
 
 import java.nio.ByteBuffer;
 
@@ -30,6 +31,9 @@ final class OffHeapPayloadByteBuf extends UnpooledDirectByteBuf {
     @Override
     protected void deallocate() {
         super.deallocate();
+        if (BufferTrace.ENABLED) {
+            BufferTrace.record(BufferTrace.Hop.SOCKET_DONE, 0, -1, owner.getMemorySegment());
+        }
         owner.recycleBuffer();
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -48,9 +49,12 @@ public final class PartitionReleaseClient implements AutoCloseable {
     private final Duration answerTimeout;
 
     private final Object lock = new Object();
-    private EventLoopGroup group; // guarded by lock
-    private Bootstrap bootstrap; // guarded by lock
-    private boolean closed; // guarded by lock
+    @GuardedBy("lock")
+    private EventLoopGroup group;
+    @GuardedBy("lock")
+    private Bootstrap bootstrap;
+    @GuardedBy("lock")
+    private boolean closed;
 
     /**
      * @param transport      {@code shuffle.netty.transport} of the environments
@@ -123,6 +127,7 @@ public final class PartitionReleaseClient implements AutoCloseable {
         return done;
     }
 
+    @GuardedBy("lock")
     private Bootstrap bootstrapLocked() {
         if (bootstrap == null) {
             group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-master-release", true),

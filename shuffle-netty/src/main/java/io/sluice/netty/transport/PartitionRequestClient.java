@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.sluice.api.ResultPartitionId;
@@ -29,8 +30,10 @@ public final class PartitionRequestClient implements ProducerConnection {
     private final ConnectionId connectionId;
     private final PartitionRequestClientFactory factory;
 
-    private int users; // guarded by this
-    private boolean closing; // guarded by this
+    @GuardedBy("this")
+    private int users;
+    @GuardedBy("this")
+    private boolean closing;
 
     PartitionRequestClient(Channel channel, CreditBasedClientHandler handler, ConnectionId connectionId,
                            PartitionRequestClientFactory factory) {

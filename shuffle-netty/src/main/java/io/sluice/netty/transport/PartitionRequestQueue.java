@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.FileRegion;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.InputChannelId;
@@ -86,7 +87,17 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** Pauses reading from this connection while it cannot take more. Event loop. */
     ServerReadThrottle readThrottle() {
+        assert inEventLoop() : "called off the connection's event loop";
         return readThrottle;
+    }
+
+    /**
+     * Whether the caller runs on this connection's event loop (true before the handler is added: nothing runs
+     * concurrently then). For the {@code assert}s of the event-loop-only methods here and in the readers.
+     */
+    boolean inEventLoop() {
+        ChannelHandlerContext context = ctx;
+        return context == null || context.executor().inEventLoop();
     }
 
     /** Hands a reader that may have data to the event loop. Any thread; never blocks. */
@@ -106,6 +117,9 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         CreditBasedViewReader reader;
         while ((reader = notifiedReaders.poll()) != null) {
             reader.clearNotificationPending();
+            if (BufferTrace.ENABLED) {
+                BufferTrace.record(BufferTrace.Hop.NOTIFY, reader.receiverId().hashCode(), -1, null);
+            }
             enqueueIfAvailable(reader);
         }
         writeAndFlush();
@@ -124,11 +138,13 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** The reader of {@code receiverId}, or null. Event loop. */
     CreditBasedViewReader reader(InputChannelId receiverId) {
+        assert inEventLoop() : "called off the connection's event loop";
         return allReaders.get(receiverId);
     }
 
     /** Readers waiting in the available-readers queue now (each counted as often as it sits there). Event loop. */
     int availableReaderCount() {
+        assert inEventLoop() : "called off the connection's event loop";
         return availableReaders.size();
     }
 
@@ -175,6 +191,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** Sends what a reader has now that its view is attached. Event loop. */
     void onViewAttached(CreditBasedViewReader reader) {
+        assert inEventLoop() : "called off the connection's event loop";
         if (fileRegions) {
             reader.enableFileSpans();
         }
@@ -198,6 +215,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
      * {@link ServerReadThrottle} has stopped reading, so no new request can add to the queue until it drains.
      */
     void failReader(CreditBasedViewReader reader, Throwable cause) {
+        assert inEventLoop() : "called off the connection's event loop";
         removeReader(reader);
         if (!ctx.channel().isActive()) {
             return;
@@ -208,6 +226,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
 
     /** Releases every reader of this connection; their consumers are gone. Event loop. */
     void releaseAllReaders() {
+        assert inEventLoop() : "called off the connection's event loop";
         for (CreditBasedViewReader reader : new ArrayList<>(allReaders.values())) {
             removeReader(reader);
         }
@@ -253,6 +272,7 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
      * @return false when the next element is not a file span (nothing was written)
      */
     private boolean writeFileSpan(CreditBasedViewReader reader) {
+        assert inEventLoop() : "called off the connection's event loop";
         FileSpan span;
         try {
             span = reader.pollFileSpan();
@@ -339,6 +359,10 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
                 continue;
             }
             Buffer buffer = next.buffer();
+            if (BufferTrace.ENABLED && buffer.isBuffer()) {
+                BufferTrace.record(BufferTrace.Hop.WRITE, reader.receiverId().hashCode(), next.sequenceNumber(),
+                        buffer.getMemorySegment());
+            }
             boolean endOfPartition = !buffer.isBuffer() && !next.isPriority() && EventSerializer.isEndOfPartition(buffer);
             DataType dataType = buffer.isBuffer() ? DataType.DATA_BUFFER
                     : next.isPriority() ? DataType.PRIORITY_EVENT_BUFFER : DataType.EVENT_BUFFER;

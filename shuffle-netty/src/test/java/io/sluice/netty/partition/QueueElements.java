@@ -60,7 +60,7 @@ final class QueueElements implements AutoCloseable {
     void closeBuilder(BufferBuilder builder) {
         builder.finish();
         builder.close();
-        openBuilders.remove(builder);
+        openBuilders.removeIf(open -> open == builder);
     }
 
     /** A user event carrying {@code payload}; the caller owns the consumer. */

@@ -76,7 +76,9 @@ class CreditBasedClientHandlerTest {
 
         assertEquals(4, RemoteChannels.requiredBuffers(channel), "backlog 2 + 2 exclusive");
         assertEquals(4, RemoteChannels.availableBuffers(channel), "1 exclusive left + 3 floating borrowed");
-        assertEquals(3, channel.unannouncedCredit());
+        assertEquals(List.of(new AddCredit(3, channel.inputChannelId())), connection.written(),
+                "the floating credit goes out at the end of the read that brought the backlog");
+        assertEquals(0, channel.unannouncedCredit());
 
         connection.receive(new BufferResponse(null, channel.inputChannelId(), 1, 0, DataType.DATA_BUFFER, 0));
 
@@ -129,27 +131,25 @@ class CreditBasedClientHandlerTest {
         RemoteInputChannel second = RemoteChannels.channel(gate, 1);
 
         connection.receive(data(first, 0, 1, 10), data(second, 0, 1, 10));
-        assertEquals(2, first.unannouncedCredit(), "2 floating buffers borrowed for backlog 1");
-        assertEquals(2, second.unannouncedCredit());
+
+        assertEquals(List.of(new AddCredit(2, first.inputChannelId()), new AddCredit(2, second.inputChannelId())),
+                connection.written(), "2 floating buffers borrowed for backlog 1 each, announced in one flush at "
+                        + "the end of the read");
+        assertEquals(0, first.unannouncedCredit());
+        assertEquals(0, second.unannouncedCredit());
         connection.notifyCreditAvailable(first);
         connection.notifyCreditAvailable(second);
         connection.notifyCreditAvailable(first);
-        connection.runPendingTasks();
-
-        assertEquals(List.of(new AddCredit(2, first.inputChannelId()), new AddCredit(2, second.inputChannelId())),
-                connection.written());
-        assertEquals(0, first.unannouncedCredit());
-        assertEquals(0, second.unannouncedCredit());
         connection.runPendingTasks();
         assertEquals(List.of(), connection.written(), "nothing more");
 
         connection.setWritable(false);
         connection.receive(data(first, 1, 1, 10));
-        assertEquals(1, first.unannouncedCredit());
-        connection.notifyCreditAvailable(first);
-        connection.runPendingTasks();
         assertEquals(List.of(), connection.written(), "held back while the connection is unwritable");
         assertEquals(1, first.unannouncedCredit(), "held, not dropped");
+        connection.notifyCreditAvailable(first);
+        connection.runPendingTasks();
+        assertEquals(List.of(), connection.written(), "still held back");
 
         connection.setWritable(true);
 
@@ -157,14 +157,68 @@ class CreditBasedClientHandlerTest {
         assertEquals(0, first.unannouncedCredit());
     }
 
+    /**
+     * A consumer that recycles while the producer still holds credit (3 exclusive buffers, one received) wakes no
+     * event loop: the credit waits, and the next buffer the event loop reads carries it out in that read's flush.
+     */
+    @Test
+    void recycleWhileTheProducerHoldsCredit_schedulesNothing_theNextReadAnnouncesIt() throws Exception {
+        RemoteInputChannel channel = channelRequestedThroughTheClient(3);
+        connection.receive(data(channel, 0, 0, 10));
+        assertEquals(List.of(), connection.written(), "no credit granted yet");
+
+        RemoteChannels.nextBuffer(channel).recycleBuffer();
+        assertEquals(1, channel.unannouncedCredit());
+        assertFalse(connection.channel().hasPendingTasks(), "the recycle scheduled no task");
+        connection.runPendingTasks();
+        assertEquals(List.of(), connection.written(), "the producer still holds 2 credits: nothing sent yet");
+
+        connection.receive(data(channel, 1, 0, 10));
+
+        assertEquals(List.of(new AddCredit(1, channel.inputChannelId())), connection.written(),
+                "the deferred credit went out with the next read");
+        assertEquals(0, channel.unannouncedCredit());
+        RemoteChannels.nextBuffer(channel).recycleBuffer();
+    }
+
+    /** When the producer has run out (1 exclusive buffer, received), a recycle announces its credit at once. */
+    @Test
+    void recycleWhenTheProducerRanOut_announcesAtOnce() throws Exception {
+        RemoteInputChannel channel = channelRequestedThroughTheClient(1);
+        connection.receive(data(channel, 0, 0, 10));
+
+        RemoteChannels.nextBuffer(channel).recycleBuffer();
+        assertTrue(connection.channel().hasPendingTasks(), "the recycle handed the credit to the event loop");
+        connection.runPendingTasks();
+
+        assertEquals(List.of(new AddCredit(1, channel.inputChannelId())), connection.written());
+        assertEquals(0, channel.unannouncedCredit());
+    }
+
+    /** A channel of a one-channel gate that requested its partition through this connection's client, as in use. */
+    private RemoteInputChannel channelRequestedThroughTheClient(int exclusive) throws Exception {
+        channels.connectingTo(ClientConnection.CONNECTION, connectionId -> {
+            assertTrue(connection.client().acquire(), "the client is open");
+            return connection.client();
+        });
+        RemoteInputChannel channel = RemoteChannels.channel(channels.gate(1, exclusive, 0), 0);
+        RemoteChannels.requestSubpartition(channel);
+        connection.runPendingTasks();
+        assertEquals(List.of(new PartitionRequest(channel.partitionId(), 0, channel.inputChannelId(), exclusive)),
+                connection.written());
+        return channel;
+    }
+
     // CH-8
     @Test
     void releasedChannelAnnouncesNoCredit_nonLastCloseCancels_lastCloseSendsCloseRequestAndCloses()
             throws Exception {
-        SingleInputGate gate = requestedGate(2, 2, 8);
+        SingleInputGate gate = requestedGate(2, 2, 0);
         RemoteInputChannel first = RemoteChannels.channel(gate, 0);
         RemoteInputChannel second = RemoteChannels.channel(gate, 1);
         connection.receive(data(first, 0, 1, 10));
+        RemoteChannels.nextBuffer(first).recycleBuffer();
+        assertEquals(1, first.unannouncedCredit(), "its exclusive buffer came back: one credit to announce");
         connection.notifyCreditAvailable(first);
 
         RemoteChannels.release(first);

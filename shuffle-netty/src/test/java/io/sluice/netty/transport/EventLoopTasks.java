@@ -28,7 +28,8 @@ final class EventLoopTasks extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Fires {@code messages} into the pipeline behind this handler, in order, then runs the pending tasks and those
+     * Fires {@code messages} into the pipeline behind this handler, in order, and the read's channelReadComplete, then
+     * runs the pending tasks and those
      * they add, and the scheduled tasks that are due.
      */
     static void deliver(EmbeddedChannel channel, Object... messages) {
@@ -75,6 +76,8 @@ final class EventLoopTasks extends ChannelInboundHandlerAdapter {
         for (Object message : deliver.messages()) {
             ctx.fireChannelRead(message);
         }
+        // A socket read ends with channelReadComplete: handlers that batch per read (the client's credit) flush there.
+        ctx.fireChannelReadComplete();
         runAll((EmbeddedChannel) ctx.channel());
     }
 }

@@ -75,7 +75,9 @@ class PartitionRequestClientTest {
     // NPC-3
     @Test
     void requestingTwice_sendsOneRequest_andTheChannelStillReceives() throws Exception {
-        SingleInputGate gate = channels.gate(1, 2, 0);
+        // One exclusive buffer: once it is received the producer holds no credit, so its recycle is announced at
+        // once (with more, the credit would wait for the next buffer the client reads).
+        SingleInputGate gate = channels.gate(1, 1, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
 
         RemoteChannels.requestSubpartition(channel);

@@ -14,7 +14,7 @@ import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.api.UnionInputGate;
 import io.sluice.bench.Environments;
-import io.sluice.bench.Wiring;
+import io.sluice.tests.support.Wiring;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.sluice.tests.chaos;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.channel.local.LocalAddress;
 import io.sluice.api.InputGate;
 import io.sluice.api.ProducerDescriptor;
@@ -11,7 +12,7 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
-import io.sluice.bench.Wiring;
+import io.sluice.tests.support.Wiring;
 import io.sluice.netty.NettyShuffleEnvironmentBuilder;
 import io.sluice.netty.NettyShuffleServiceFactory;
 import io.sluice.tests.support.RecordVerificationException;
@@ -270,7 +271,8 @@ public final class ChaosRun {
         private final int producer;
         private final int consumers;
         private final List<String> problems;
-        private final int[] next; // guarded by this
+        @GuardedBy("this")
+        private final int[] next;
 
         TaskEventCheck(int producer, int consumers, List<String> problems) {
             this.producer = producer;

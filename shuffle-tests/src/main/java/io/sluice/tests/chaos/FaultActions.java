@@ -1,5 +1,6 @@
 package io.sluice.tests.chaos;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.InputGate;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleEnvironment;
@@ -21,7 +22,8 @@ final class FaultActions {
     private final ChaosScenario scenario;
     private final List<ShuffleEnvironment> environments;
     private final Set<Fault> fired = ConcurrentHashMap.newKeySet();
-    private final List<Thread> faultThreads = new ArrayList<>(); // guarded by itself
+    @GuardedBy("faultThreads")
+    private final List<Thread> faultThreads = new ArrayList<>();
     private final List<Throwable> errors;
 
     /**

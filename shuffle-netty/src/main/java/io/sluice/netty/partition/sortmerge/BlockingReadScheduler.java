@@ -1,5 +1,6 @@
 package io.sluice.netty.partition.sortmerge;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferRecycler;
 import io.sluice.buffers.MemorySegment;
@@ -39,14 +40,21 @@ public final class BlockingReadScheduler implements AutoCloseable {
     private final BufferRecycler recycler = this::recycle;
 
     private final Object lock = new Object();
-    private final ArrayDeque<MemorySegment> freeSegments = new ArrayDeque<>(); // guarded by lock
-    private int allocatedSegments; // guarded by lock
-    private final Set<SortMergeSubpartitionView> readers = new LinkedHashSet<>(); // guarded by lock
-    private boolean wakeUp; // guarded by lock
+    @GuardedBy("lock")
+    private final ArrayDeque<MemorySegment> freeSegments = new ArrayDeque<>();
+    @GuardedBy("lock")
+    private int allocatedSegments;
+    @GuardedBy("lock")
+    private final Set<SortMergeSubpartitionView> readers = new LinkedHashSet<>();
+    @GuardedBy("lock")
+    private boolean wakeUp;
     /** A reader stopped for lack of a free segment: the next recycled one wakes the thread. */
-    private boolean memoryWanted; // guarded by lock
-    private boolean closed; // guarded by lock
-    private Thread ioThread; // guarded by lock
+    @GuardedBy("lock")
+    private boolean memoryWanted;
+    @GuardedBy("lock")
+    private boolean closed;
+    @GuardedBy("lock")
+    private Thread ioThread;
 
     /**
      * @param name        the environment, for the thread name and messages
@@ -122,6 +130,7 @@ public final class BlockingReadScheduler implements AutoCloseable {
         }
     }
 
+    @GuardedBy("lock")
     private void wakeUpLocked() {
         wakeUp = true;
         lock.notifyAll();

@@ -1,5 +1,6 @@
 package io.sluice.netty.partition.sortmerge;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordFraming;
@@ -75,23 +76,30 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
 
     private final Object emitLock = new Object();
     /** The buffer being filled, per subpartition; index {@code subpartitions} is the broadcast run. */
-    private final Buffer[] current; // guarded by emitLock
+    @GuardedBy("emitLock")
+    private final Buffer[] current;
     /** Full buffers (and events) of the open region, per subpartition; index {@code subpartitions}: broadcast. */
-    private final List<Buffer>[] regionBuffers; // guarded by emitLock
+    @GuardedBy("emitLock")
+    private final List<Buffer>[] regionBuffers;
     /** Whether the open region is a broadcast region. */
-    private boolean broadcastRegion; // guarded by emitLock
-    private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4); // guarded by emitLock
-    private PartitionFileWriter fileWriter; // guarded by emitLock
+    @GuardedBy("emitLock")
+    private boolean broadcastRegion;
+    @GuardedBy("emitLock")
+    private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4);
+    @GuardedBy("emitLock")
+    private PartitionFileWriter fileWriter;
 
     private final Object stateLock = new Object();
     private volatile State state = State.CREATED; // written under stateLock
     private LocalBufferPool bufferPool; // written once under stateLock before RUNNING
     private Path directory; // written once under stateLock before RUNNING
     private volatile int regions; // written at finish, before FINISHED
-    private final Set<SortMergeSubpartitionView> readers =
-            Collections.newSetFromMap(new IdentityHashMap<>()); // guarded by stateLock
-    private boolean filesDeleted; // guarded by stateLock
-    private Throwable releaseCause; // guarded by stateLock
+    @GuardedBy("stateLock")
+    private final Set<SortMergeSubpartitionView> readers = Collections.newSetFromMap(new IdentityHashMap<>());
+    @GuardedBy("stateLock")
+    private boolean filesDeleted;
+    @GuardedBy("stateLock")
+    private Throwable releaseCause;
 
     /**
      * @param compressor lz4 for the data buffers on disk, or null to store them as they are
@@ -408,6 +416,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
                 + (cause == null ? "" : ": " + cause.getMessage()), cause);
     }
 
+    @GuardedBy("emitLock")
     private void enterBroadcastRegion() throws IOException {
         if (!broadcastRegion) {
             spillRegion();
@@ -415,6 +424,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         }
     }
 
+    @GuardedBy("emitLock")
     private void writeRecord(ByteBuffer record, int target) throws IOException {
         int start = record.position();
         try {
@@ -429,6 +439,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     }
 
     /** Copies {@code source}'s remaining bytes into {@code target}'s buffers, writing regions as the pool runs dry. */
+    @GuardedBy("emitLock")
     private void write(ByteBuffer source, int target) throws IOException {
         while (source.hasRemaining()) {
             Buffer buffer = current[target];
@@ -447,6 +458,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     }
 
     /** Moves the buffer being filled of {@code target} to the open region's list. */
+    @GuardedBy("emitLock")
     private void closeCurrent(int target) {
         Buffer buffer = current[target];
         if (buffer != null) {
@@ -460,6 +472,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         }
     }
 
+    @GuardedBy("emitLock")
     private Buffer newBuffer() throws IOException {
         Buffer buffer = bufferPool.requestBuffer();
         if (buffer != null) {
@@ -484,6 +497,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     }
 
     /** Writes the open region (if it holds anything) and recycles its buffers. */
+    @GuardedBy("emitLock")
     private void spillRegion() throws IOException {
         boolean empty = true;
         for (int i = 0; i <= subpartitions; i++) {
@@ -501,6 +515,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         recycleRegionBuffers();
     }
 
+    @GuardedBy("emitLock")
     private void recycleRegionBuffers() {
         for (int i = 0; i <= subpartitions; i++) {
             if (current[i] != null) {
@@ -529,6 +544,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
                 + ShuffleOptions.TMP_DIRS.key() + " to a directory with room", e);
     }
 
+    @GuardedBy("emitLock")
     private void closeWriterQuietly() {
         if (fileWriter != null) {
             try {
@@ -540,6 +556,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     }
 
     /** Deletes both files. Under stateLock (or before the partition is shared). */
+    @GuardedBy("stateLock")
     private void deleteFiles() {
         if (filesDeleted || directory == null) {
             return;

@@ -1,5 +1,6 @@
 package io.sluice.netty.partition.sortmerge;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
@@ -76,11 +77,15 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
 
     private final Object lock = new Object();
     /** {@link Buffer}s and {@link Span}s, in stream order. */
-    private final ArrayDeque<Object> queue = new ArrayDeque<>(); // guarded by lock
-    private State state = State.READING; // guarded by lock
-    private Throwable failureCause; // guarded by lock
+    @GuardedBy("lock")
+    private final ArrayDeque<Object> queue = new ArrayDeque<>();
+    @GuardedBy("lock")
+    private State state = State.READING;
+    @GuardedBy("lock")
+    private Throwable failureCause;
     /** Whether the consumer let go and the file handles were given up (once, also after a failure). */
-    private boolean handlesClosed; // guarded by lock
+    @GuardedBy("lock")
+    private boolean handlesClosed;
     /** Data buffers in the queue; read without the lock by the scheduler as an estimate. */
     private volatile int queuedDataBuffers; // written under lock
     /** The end-of-partition event was queued: nothing more to read. */
@@ -498,6 +503,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         }
     }
 
+    @GuardedBy("lock")
     private List<Buffer> drainLocked() {
         List<Buffer> dropped = new ArrayList<>(queue.size());
         for (Object entry : queue) {

@@ -1,4 +1,4 @@
-package io.sluice.bench;
+package io.sluice.tests.support;
 
 import io.sluice.api.InputGate;
 import io.sluice.api.InputGateDeploymentDescriptor;
