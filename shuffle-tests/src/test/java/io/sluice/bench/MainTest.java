@@ -62,6 +62,26 @@ class MainTest {
         assertTrue(text(out).startsWith("sluice-bench moves generated records"), text(out));
     }
 
+    @Test
+    void helpWordWithACommand_printsThatCommandsHelp() {
+        assertEquals(Main.EXIT_PASS, run("help", "chaos"));
+
+        assertTrue(text(out).contains("Usage: sluice-bench chaos [--seeds N] [--start S] | --seed S"), text(out));
+        assertTrue(text(out).contains("--seeds=N"), text(out));
+    }
+
+    @Test
+    void chaosWithAWrongOption_exitsWith2_beforeRunningASeed() {
+        assertEquals(Main.EXIT_USAGE, run("chaos", "--seeds", "0"));
+        assertEquals(Main.EXIT_USAGE, run("chaos", "--seeds", "many"));
+
+        assertEquals("", text(out));
+        assertEquals("sluice-bench: --seeds 0 is out of range; use 1 or more\n"
+                + "(sluice-bench --help lists the options)\n"
+                + "sluice-bench: Invalid value for option '--seeds': 'many' is not a long\n"
+                + "(sluice-bench --help lists the options)\n", text(err));
+    }
+
     private int run(String... args) {
         return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
     }
