@@ -27,6 +27,7 @@ final class BenchCli {
         CommandLine cli = new CommandLine(new SluiceBench());
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         cli.setResourceBundle(new LibraryDefaults());
+        cli.setExpandAtFiles(false); // a value such as "@run.html" is a value, not a file of arguments
         return cli;
     }
 
