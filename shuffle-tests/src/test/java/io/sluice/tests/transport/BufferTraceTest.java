@@ -84,9 +84,10 @@ class BufferTraceTest {
             }
             assertTrue(journey.handOffs() >= 2, () -> "producer, server, client and consumer threads: " + journey);
         }
-        // The first buffer always wakes the idle server; recycled exclusive buffers come back as credit.
+        // The first buffer always wakes the idle server. With one exclusive buffer and no floating ones the producer
+        // cannot send the next buffer before the credit of the one before comes back.
         assertTrue(notified >= 1, () -> "no notification traced: " + journeys);
-        assertTrue(credited >= 1, () -> "no credit traced: " + journeys);
+        assertTrue(credited >= journeys.size() - 1, () -> "a buffer's credit missing: " + journeys);
     }
 
     @Test

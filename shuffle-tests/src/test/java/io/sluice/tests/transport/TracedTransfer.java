@@ -36,8 +36,13 @@ final class TracedTransfer {
     }
 
     public static void main(String[] args) throws Exception {
+        // One exclusive buffer and no floating ones: the producer runs out of credit after every buffer, so each
+        // recycled buffer's credit goes out at once (never deferred to a read that may not come), and the trace
+        // must show a credit hop for every buffer but the last, whatever the timing.
         ShuffleConfig config = MemoryConfig.of(64, MemoryConfig.SMALL_SEGMENT)
-                .with(ShuffleOptions.OUTPUT_FLUSH_INTERVAL, Duration.ofHours(1));
+                .with(ShuffleOptions.OUTPUT_FLUSH_INTERVAL, Duration.ofHours(1))
+                .with(ShuffleOptions.BUFFERS_PER_CHANNEL, 1)
+                .with(ShuffleOptions.FLOATING_BUFFERS_PER_GATE, 0);
         try (ShuffleFixture shuffle = ShuffleFixture.start(Transport.NIO, config)) {
             RegisteredPartition partition = shuffle.registerPartition(1);
             ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
