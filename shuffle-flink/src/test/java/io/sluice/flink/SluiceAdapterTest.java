@@ -27,6 +27,7 @@ import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.EventAnnouncement;
+import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
@@ -48,6 +49,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -195,6 +197,31 @@ class SluiceAdapterTest {
             gate.close();
             assertFalse(gate.getPriorityEventAvailableFuture().isDone(),
                     "a closed gate has no priority event for Flink's priority mail to poll");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"in-process"})
+    void bytesPerSubpartition_countRecordsBroadcastsAndEvents_completeWhenTheWriterFinishes(String link)
+            throws Exception {
+        try (Pair pair = new Pair(link)) {
+            SluiceResultPartitionWriter writer = pair.writer(2);
+            SluiceInputGate gate0 = pair.gate(writer, 0, 0);
+            SluiceInputGate gate1 = pair.gate(writer, 1, 1);
+            writer.emitRecord(flinkRecord(1), 0);
+            writer.emitRecord(flinkRecord(2), 0);
+            writer.emitRecord(flinkRecord(3), 1);
+            writer.broadcastRecord(flinkRecord(4));
+            writer.finish();
+
+            // Flink's adaptive batch scheduler reads the counter once the task finished: every byte must be there.
+            long record = flinkRecord(0).remaining();
+            long endOfPartition = EventSerializer.toSerializedEvent(EndOfPartitionEvent.INSTANCE).remaining();
+            assertArrayEquals(new long[] {3 * record + endOfPartition, 2 * record + endOfPartition},
+                    writer.partitionBytes().createSnapshot().getSubpartitionBytes());
+            writer.close();
+            gate0.close();
+            gate1.close();
         }
     }
 
