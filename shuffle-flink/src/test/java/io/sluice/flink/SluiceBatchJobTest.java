@@ -5,6 +5,7 @@ import io.sluice.flink.testing.FlinkClusters;
 import io.sluice.flink.testing.FlinkClusters.Shuffle;
 import io.sluice.flink.testing.KeyedAggregationJob;
 import io.sluice.flink.testing.RecordingShuffleServiceFactory;
+import io.sluice.testing.Await;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.BatchExecutionOptions;
@@ -21,6 +22,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -41,7 +43,7 @@ class SluiceBatchJobTest {
 
     private static final long RECORDS = 100_000;
     private static final long KEYS = 97;
-    private static final long FILES_GONE_LIMIT_NANOS = 30_000_000_000L;
+    private static final Duration FILES_GONE_LIMIT = Duration.ofSeconds(30);
 
     @TempDir
     Path shuffleDirectory;
@@ -94,14 +96,18 @@ class SluiceBatchJobTest {
     }
 
     /** Flink releases a job's partitions asynchronously after it ends: waits a bounded time for the files to go. */
-    private static void assertNoPartitionFileWithin(Path directory) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + FILES_GONE_LIMIT_NANOS;
-        List<Path> files = partitionFiles(directory);
-        while (!files.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            files = partitionFiles(directory);
+    private static void assertNoPartitionFileWithin(Path directory) {
+        Await.until(() -> partitionFilesOrRetry(directory).isEmpty(), FILES_GONE_LIMIT,
+                () -> "partition files left after the job: " + partitionFilesOrRetry(directory));
+    }
+
+    /** The partition files now; a walk that raced a deletion counts as "not gone yet" (the directory itself). */
+    private static List<Path> partitionFilesOrRetry(Path directory) {
+        try {
+            return partitionFiles(directory);
+        } catch (IOException | UncheckedIOException e) {
+            return List.of(directory);
         }
-        assertEquals(List.of(), files, "partition files left after the job");
     }
 
     /** Counts the partition files under a directory every few milliseconds while a job runs; remembers the most. */

@@ -6,25 +6,13 @@ import io.netty.buffer.ByteBuf;
  * Client to server: the client's last channel on this connection is gone; the server releases every reader of the
  * connection and closes it. Empty body. Immutable; all instances are equal; any thread.
  */
-public record CloseRequest() implements NettyMessage {
+public record CloseRequest() implements EmptyBodyMessage {
 
     static final byte ID = 5;
-
-    static final int BODY_LENGTH = 0;
 
     @Override
     public byte id() {
         return ID;
-    }
-
-    @Override
-    public int bodyLength() {
-        return BODY_LENGTH;
-    }
-
-    @Override
-    public void writeBody(ByteBuf out) {
-        // empty body
     }
 
     static CloseRequest readBody(ByteBuf in) {

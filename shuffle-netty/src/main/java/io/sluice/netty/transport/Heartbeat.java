@@ -8,11 +8,9 @@ import io.netty.buffer.ByteBuf;
  * beyond the heartbeat handler. Empty body (a frame of {@link Frame#HEADER_LENGTH} bytes). Immutable and stateless:
  * all instances are equal, {@link #INSTANCE} is the one the library sends; any thread.
  */
-public record Heartbeat() implements NettyMessage {
+public record Heartbeat() implements EmptyBodyMessage {
 
     static final byte ID = 7;
-
-    static final int BODY_LENGTH = 0;
 
     /** The instance to send: the message carries nothing. */
     public static final Heartbeat INSTANCE = new Heartbeat();
@@ -20,16 +18,6 @@ public record Heartbeat() implements NettyMessage {
     @Override
     public byte id() {
         return ID;
-    }
-
-    @Override
-    public int bodyLength() {
-        return BODY_LENGTH;
-    }
-
-    @Override
-    public void writeBody(ByteBuf out) {
-        // empty body
     }
 
     static Heartbeat readBody(ByteBuf in) {

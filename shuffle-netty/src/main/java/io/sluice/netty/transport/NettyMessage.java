@@ -16,8 +16,8 @@ import io.netty.buffer.ByteBuf;
  * fields); {@link BufferResponse} is a class because it owns a buffer reference. Sealed: the protocol has exactly
  * these messages.
  */
-public sealed interface NettyMessage permits PartitionRequest, AddCredit, CancelPartitionRequest, CloseRequest,
-        TaskEventRequest, ResumeConsumption, ReleasePartitions, BufferResponse, ErrorResponse, Heartbeat {
+public sealed interface NettyMessage permits PartitionRequest, AddCredit, CancelPartitionRequest, EmptyBodyMessage,
+        TaskEventRequest, ResumeConsumption, ReleasePartitions, BufferResponse, ErrorResponse {
 
     /** @return the message id written into the frame header */
     byte id();
