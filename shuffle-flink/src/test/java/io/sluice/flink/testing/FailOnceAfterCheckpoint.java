@@ -21,13 +21,22 @@ public final class FailOnceAfterCheckpoint implements MapFunction<Long, Long>, C
     private final boolean fail;
     private final int pauseEvery;
     private transient long seen;
+    /** {@link #seen} when this subtask first saw a completed checkpoint; 0 until then. */
+    private transient long seenAtCheckpoint;
 
     private FailOnceAfterCheckpoint(boolean fail, int pauseEvery) {
         this.fail = fail;
         this.pauseEvery = pauseEvery;
     }
 
-    /** Throws once after the first completed checkpoint. */
+    /**
+     * Records a subtask passes between the first completed checkpoint and the failure: at one millisecond's pause per
+     * {@code pauseEvery} records, long enough (several of Flink's 100 ms buffer timeouts) that records after the
+     * checkpoint reach the sink before the failure, so that the restore has something to replay.
+     */
+    static final long RECORDS_AFTER_CHECKPOINT = 4000;
+
+    /** Throws once, {@link #RECORDS_AFTER_CHECKPOINT} records after the first completed checkpoint. */
     public static FailOnceAfterCheckpoint failing(int pauseEvery) {
         return new FailOnceAfterCheckpoint(true, pauseEvery);
     }
@@ -58,8 +67,12 @@ public final class FailOnceAfterCheckpoint implements MapFunction<Long, Long>, C
         if (++seen % pauseEvery == 0) {
             Thread.sleep(1);
         }
-        if (fail && COMPLETED_CHECKPOINTS.get() > 0 && FAILED.compareAndSet(false, true)) {
-            throw new IllegalStateException("injected failure at value " + value);
+        if (fail && COMPLETED_CHECKPOINTS.get() > 0) {
+            if (seenAtCheckpoint == 0) {
+                seenAtCheckpoint = seen;
+            } else if (seen - seenAtCheckpoint >= RECORDS_AFTER_CHECKPOINT && FAILED.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure at value " + value);
+            }
         }
         return value;
     }
