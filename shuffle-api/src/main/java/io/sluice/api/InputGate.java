@@ -49,6 +49,24 @@ public interface InputGate extends AutoCloseable {
     CompletableFuture<?> availableFuture();
 
     /**
+     * Like {@link #availableFuture()}, without the thread hop: a future that is done when returned stays done; a
+     * pending one is completed directly by whichever thread makes the gate available (a transport event loop, a
+     * producer's thread in the same environment, a timer, or the thread that closes the gate), so its continuations
+     * run on that thread. For a thread that only blocks on it ({@code get()}, {@code join()}), and for continuations
+     * that only hand work to another thread (an engine's mailbox, a queue, {@code LockSupport.unpark}) and return at
+     * once: they must never block, do I/O, or call back into the shuffle, and a slow one delays every other channel
+     * that thread serves. Do not complete or cancel it yourself: it may be the gate's own future. Any thread.
+     *
+     * <p>An addition to the original interface; the default returns {@link #availableFuture()}, so a gate without
+     * a cheaper future costs the hop as before.
+     *
+     * @return completes when {@link #pollNext()} has something, or the gate finished or failed
+     */
+    default CompletableFuture<?> wakeUpFuture() {
+        return availableFuture();
+    }
+
+    /**
      * Tells the consumer that a priority event (see {@link BufferOrEvent#isPriority()}) is waiting: while the
      * returned future is done, the next {@link #pollNext()} returns a priority event, ahead of any data. A future
      * that is done when returned stays done; once the consumer has taken every priority event, the next call returns
@@ -60,6 +78,20 @@ public interface InputGate extends AutoCloseable {
      */
     default CompletableFuture<?> priorityEventAvailableFuture() {
         return new CompletableFuture<>();
+    }
+
+    /**
+     * Like {@link #priorityEventAvailableFuture()}, without the thread hop: a pending one is completed directly by
+     * the thread that delivers the priority event (or closes the gate), under the same rules as
+     * {@link #wakeUpFuture()}: block on it, or hand work to another thread from it, nothing more. Do not complete
+     * or cancel it yourself. Any thread.
+     *
+     * <p>An addition to the original interface; the default returns {@link #priorityEventAvailableFuture()}.
+     *
+     * @return completes when a priority event can be polled
+     */
+    default CompletableFuture<?> priorityEventWakeUpFuture() {
+        return priorityEventAvailableFuture();
     }
 
     /** @return true once every channel has reached the end of its partition */

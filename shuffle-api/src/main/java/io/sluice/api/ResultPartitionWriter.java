@@ -138,6 +138,24 @@ public interface ResultPartitionWriter extends AutoCloseable {
     CompletableFuture<?> availableFuture();
 
     /**
+     * Like {@link #availableFuture()}, without the thread hop: a future that is done when returned stays done; a
+     * pending one is completed directly by whichever thread makes the writer available (a transport event loop or
+     * a consumer's thread that recycles a buffer, a thread that releases the writer), so its continuations run on
+     * that thread. For a producer thread that only blocks on it ({@code get()}, {@code join()}), and for
+     * continuations that only hand work to another thread (an engine's mailbox, a queue, {@code LockSupport.unpark})
+     * and return at once: they must never block, do I/O, emit, or call back into the shuffle in any other way. Do not
+     * complete or cancel it yourself: it may be the writer's own future. Any thread.
+     *
+     * <p>An addition to the original interface; the default returns {@link #availableFuture()}, so a writer without
+     * a cheaper future costs the hop as before.
+     *
+     * @return completes when {@link #emitRecord} will not block
+     */
+    default CompletableFuture<?> wakeUpFuture() {
+        return availableFuture();
+    }
+
+    /**
      * Ends the data on every subpartition.
      *
      * @throws IOException when the writer failed or was closed

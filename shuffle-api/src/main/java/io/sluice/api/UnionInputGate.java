@@ -3,23 +3,32 @@ package io.sluice.api;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 
 /**
  * Several gates read as one. Channels are numbered gate by gate: gate 0's channels first, then
  * gate 1's, and so on. The gates are polled in turn, so a busy gate cannot starve the others;
- * {@link #getNext()} waits on the gates' {@link InputGate#availableFuture()}s, never polling
- * in a loop. The union is finished when every gate is. It owns its gates: {@link #close()}
+ * {@link #getNext()} waits on the gates' {@link InputGate#wakeUpFuture()}s, never polling
+ * in a loop: the consumer wakes directly from the thread that made a gate available, without the
+ * hop through the notification thread that {@link InputGate#availableFuture()} takes (a blocking
+ * wait is what wake-up futures are for). With one gate left unfinished it waits on that gate's
+ * future alone. The union is finished when every gate is. It owns its gates: {@link #close()}
  * closes them all.
  *
  * <p>Threads: like any gate, read by one consumer thread ({@link #pollNext()},
  * {@link #getNext()}, {@link #setup()}, {@link #sendTaskEvent}); {@link #close()},
- * {@link #isFinished()} and {@link #availableFuture()} may be called from any thread.
+ * {@link #isFinished()}, {@link #availableFuture()} and the wake-up futures may be called from any
+ * thread.
  */
 public final class UnionInputGate implements InputGate {
+
+    /** Done: nothing left to wait for. Shared; nobody completes it. */
+    private static final CompletableFuture<?> DONE = CompletableFuture.completedFuture(null);
 
     private final List<InputGate> gates;
     /** Channel number in the union of each gate's channel 0. */
@@ -27,6 +36,11 @@ public final class UnionInputGate implements InputGate {
     private final int numberOfChannels;
     /** The gate polled first by the next {@link #pollNext()}; only the consumer thread touches it. */
     private int nextGate;
+    /**
+     * The pending wake-up futures {@link #getNext()} waits on, reused from wait to wait (emptied after each);
+     * only the consumer thread touches it.
+     */
+    private final CompletableFuture<?>[] waitingOn;
 
     /**
      * @param gates the gates to read, at least one; the union owns them from now on
@@ -44,6 +58,7 @@ public final class UnionInputGate implements InputGate {
             channels += this.gates.get(i).numberOfInputChannels();
         }
         numberOfChannels = channels;
+        waitingOn = new CompletableFuture<?>[this.gates.size()];
     }
 
     @Override
@@ -77,7 +92,7 @@ public final class UnionInputGate implements InputGate {
     public Optional<BufferOrEvent> pollNext() throws IOException {
         int count = gates.size();
         for (int index = 0; index < count; index++) {
-            if (gates.get(index).priorityEventAvailableFuture().isDone()) {
+            if (gates.get(index).priorityEventWakeUpFuture().isDone()) {
                 Optional<BufferOrEvent> next = gates.get(index).pollNext();
                 if (next.isPresent()) {
                     return offset(next, index);
@@ -109,37 +124,110 @@ public final class UnionInputGate implements InputGate {
                 return next;
             }
             try {
-                availableFuture().get();
+                wakeUpOfUnfinishedGates().get();
             } catch (ExecutionException e) {
                 throw new ShuffleException("An input gate of the union failed: " + e.getCause(), e.getCause());
             }
         }
     }
 
-    /** @return completes when a gate that has not finished has something, or finishes or fails */
+    /**
+     * What {@link #getNext()} waits on: a done wake-up future of an unfinished gate as soon as one is found (no wait
+     * then), the only pending one when a single gate is unfinished, else any of the pending ones. Allocates only in
+     * the last case (the {@code anyOf} future). Consumer thread.
+     */
+    private CompletableFuture<?> wakeUpOfUnfinishedGates() {
+        int pending = 0;
+        try {
+            for (InputGate gate : gates) {
+                if (!gate.isFinished()) {
+                    CompletableFuture<?> wakeUp = gate.wakeUpFuture();
+                    if (wakeUp.isDone()) {
+                        return wakeUp;
+                    }
+                    waitingOn[pending++] = wakeUp;
+                }
+            }
+            if (pending == 0) {
+                return DONE;
+            }
+            if (pending == 1) {
+                return waitingOn[0];
+            }
+            // anyOf copies the array, so the buffer can be emptied and reused.
+            return CompletableFuture.anyOf(pending == waitingOn.length ? waitingOn : Arrays.copyOf(waitingOn, pending));
+        } finally {
+            Arrays.fill(waitingOn, 0, pending, null);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Keeps the notification-thread guarantee: any of the unfinished gates' {@code availableFuture()}s.
+     *
+     * @return completes when a gate that has not finished has something, or finishes or fails
+     */
     @Override
     public CompletableFuture<?> availableFuture() {
+        return anyOfUnfinished(InputGate::availableFuture);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Any of the unfinished gates' {@link InputGate#wakeUpFuture()}s, completed by the thread that completes it.
+     *
+     * @return completes when a gate that has not finished has something, or finishes or fails
+     */
+    @Override
+    public CompletableFuture<?> wakeUpFuture() {
+        return anyOfUnfinished(InputGate::wakeUpFuture);
+    }
+
+    /** A done future of an unfinished gate, else the only pending one, else any of the pending ones. */
+    private CompletableFuture<?> anyOfUnfinished(Function<InputGate, CompletableFuture<?>> futureOf) {
         List<CompletableFuture<?>> pending = new ArrayList<>(gates.size());
         for (InputGate gate : gates) {
             if (!gate.isFinished()) {
-                pending.add(gate.availableFuture());
+                CompletableFuture<?> future = futureOf.apply(gate);
+                if (future.isDone()) {
+                    return future;
+                }
+                pending.add(future);
             }
         }
         if (pending.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
+            return DONE;
         }
-        return CompletableFuture.anyOf(pending.toArray(new CompletableFuture<?>[0]));
+        return pending.size() == 1 ? pending.get(0)
+                : CompletableFuture.anyOf(pending.toArray(new CompletableFuture<?>[0]));
     }
 
     /** @return completes when a gate of the union has a priority event waiting, or closes */
     @Override
     public CompletableFuture<?> priorityEventAvailableFuture() {
+        return anyGate(InputGate::priorityEventAvailableFuture);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Any of the gates' {@link InputGate#priorityEventWakeUpFuture()}s.
+     */
+    @Override
+    public CompletableFuture<?> priorityEventWakeUpFuture() {
+        return anyGate(InputGate::priorityEventWakeUpFuture);
+    }
+
+    /** The one gate's future, else a done one of a gate, else any of them. */
+    private CompletableFuture<?> anyGate(Function<InputGate, CompletableFuture<?>> futureOf) {
         if (gates.size() == 1) {
-            return gates.get(0).priorityEventAvailableFuture();
+            return futureOf.apply(gates.get(0));
         }
         CompletableFuture<?>[] futures = new CompletableFuture<?>[gates.size()];
         for (int i = 0; i < futures.length; i++) {
-            futures[i] = gates.get(i).priorityEventAvailableFuture();
+            futures[i] = futureOf.apply(gates.get(i));
             if (futures[i].isDone()) {
                 return futures[i];
             }

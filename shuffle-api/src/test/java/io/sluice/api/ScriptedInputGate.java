@@ -30,6 +30,9 @@ final class ScriptedInputGate implements InputGate {
     private int waits; // guarded by this
     private int setupCalls; // guarded by this
     private int closeCalls; // guarded by this
+    private boolean wakesOnlyThroughWakeUpFuture; // guarded by this
+    /** Handed out by availableFuture() in the mode above: never completed. */
+    private final CompletableFuture<Void> neverAvailable = new CompletableFuture<>();
 
     ScriptedInputGate(int channels) {
         this.channels = channels;
@@ -50,6 +53,15 @@ final class ScriptedInputGate implements InputGate {
             queue.add(TestBuffer.buffer(channel, bytes));
         }
         wake();
+        return this;
+    }
+
+    /**
+     * From now on only {@link #wakeUpFuture()} completes when the gate wakes; a pending {@link #availableFuture()}
+     * never does (a gate whose notification thread is stuck, or slow).
+     */
+    synchronized ScriptedInputGate wakeOnlyThroughWakeUpFuture() {
+        wakesOnlyThroughWakeUpFuture = true;
         return this;
     }
 
@@ -93,7 +105,7 @@ final class ScriptedInputGate implements InputGate {
         return pollCalls;
     }
 
-    /** @return how often availableFuture() returned a future that was not done yet */
+    /** @return how often availableFuture() or wakeUpFuture() returned a future that was not done yet */
     synchronized int waits() {
         return waits;
     }
@@ -161,6 +173,12 @@ final class ScriptedInputGate implements InputGate {
 
     @Override
     public synchronized CompletableFuture<?> availableFuture() {
+        CompletableFuture<?> wakeUp = wakeUpFuture();
+        return wakeUp.isDone() || !wakesOnlyThroughWakeUpFuture ? wakeUp : neverAvailable;
+    }
+
+    @Override
+    public synchronized CompletableFuture<?> wakeUpFuture() {
         if (!queue.isEmpty() || finished || failure != null || closeCalls > 0) {
             return CompletableFuture.completedFuture(null);
         }

@@ -98,6 +98,46 @@ class UnionInputGateTest {
     }
 
     @Test
+    void getNext_wakesOnTheGatesWakeUpFutures_evenWhenTheirAvailableFuturesNeverComplete() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
+        ScriptedInputGate second = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+        CompletableFuture<Optional<BufferOrEvent>> next =
+                BackgroundTask.start("blocked-union-reader", union::getNext).result();
+        first.awaitWaiting();
+        second.awaitWaiting();
+
+        second.add(TestBuffer.buffer(0, new byte[] {7}));
+
+        BufferOrEvent received = next.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertEquals(1, received.channelIndex());
+        assertEquals(7, received.data().get(0));
+        received.recycle();
+        assertFalse(union.availableFuture().isDone(), "the union's own availableFuture() keeps the gates' guarantee");
+    }
+
+    @Test
+    void getNext_withOneGateLeftUnfinished_wakesOnThatGatesWakeUpFuture() throws Exception {
+        ScriptedInputGate finished = new ScriptedInputGate(1);
+        finished.finish();
+        ScriptedInputGate open = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
+        UnionInputGate union = new UnionInputGate(List.of(finished, open));
+        CompletableFuture<Optional<BufferOrEvent>> next =
+                BackgroundTask.start("blocked-union-reader", union::getNext).result();
+        open.awaitWaiting();
+
+        open.add(TestBuffer.buffer(0, new byte[] {9}));
+
+        BufferOrEvent received = next.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertEquals(1, received.channelIndex());
+        assertEquals(9, received.data().get(0));
+        received.recycle();
+        open.finish();
+        assertEquals(Optional.empty(), union.getNext());
+        assertEquals(1, open.waits(), "waited once, on the open gate's wake-up future");
+    }
+
+    @Test
     void finishedOnlyWhenEveryGateIs_thenGetNextIsEmpty() throws Exception {
         ScriptedInputGate first = new ScriptedInputGate(1);
         ScriptedInputGate second = new ScriptedInputGate(1);

@@ -37,8 +37,8 @@ import java.util.function.Consumer;
  *
  * <p>Threads: {@link #pollNext()}, {@link #getNext()} and {@link #setup()} by one consumer thread;
  * {@link #notifyChannelNonEmpty} by producer, event-loop or timer threads; {@link #close()},
- * {@link #isFinished()} and {@link #availableFuture()} by any thread. The gate never calls a channel while holding
- * {@code lock}.
+ * {@link #isFinished()}, {@link #availableFuture()} and the wake-up futures by any thread. The gate never calls a
+ * channel while holding {@code lock}, and completes its futures outside it.
  */
 public final class SingleInputGate implements InputGate {
 
@@ -254,6 +254,35 @@ public final class SingleInputGate implements InputGate {
             internal = availability;
         }
         return availabilityHandOff.detach(internal);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The gate's own future, the one {@link #availableFuture()} detaches: a pending one is completed outside the
+     * gate's lock by the thread that queues the first channel with data (a Netty event loop for a remote channel, the
+     * producer's or the flush timer's thread for a local one), by the consumer that reads the last end of partition,
+     * or by the thread that closes the gate. The gate itself hangs nothing on it but that hand-off, which only submits
+     * a task to the notification executor.
+     */
+    @Override
+    public CompletableFuture<?> wakeUpFuture() {
+        synchronized (lock) {
+            return availability;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The gate's own priority future, completed outside the gate's lock by the thread that announces the first
+     * pending priority event, or by the thread that closes the gate.
+     */
+    @Override
+    public CompletableFuture<?> priorityEventWakeUpFuture() {
+        synchronized (lock) {
+            return priorityAvailability;
+        }
     }
 
     /**

@@ -299,6 +299,23 @@ public final class ResultPartition extends AbstractResultPartition {
     /**
      * {@inheritDoc}
      *
+     * <p>The buffer pool's own future, the one {@link #availableFuture()} detaches: a pending one is completed, outside
+     * the pool's lock, by the thread that recycles the buffer that makes the pool available (a Netty event loop once
+     * a remote consumer's buffer was written, a local consumer's thread) or by the thread that releases the partition.
+     * A released partition returns a done future.
+     */
+    @Override
+    public CompletableFuture<?> wakeUpFuture() {
+        LocalBufferPool pool = bufferPool;
+        if (pool == null || state == State.RELEASED) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return pool.getAvailableFuture();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * @throws ShuffleException when the partition was released (as {@link #emitRecord})
      * @throws IllegalStateException before {@link #setup()} or after a first {@code finish()}
      */
