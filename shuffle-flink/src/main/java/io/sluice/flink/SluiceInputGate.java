@@ -205,6 +205,15 @@ public final class SluiceInputGate extends IndexedInputGate {
         return next.isPresent() ? Optional.of(toFlink(next.get())) : Optional.empty();
     }
 
+    /**
+     * Sluice's {@link io.sluice.api.InputGate#wakeUpFuture()}, completed directly by the thread that makes the gate
+     * available (a Sluice event loop, a producer's thread in this TaskManager), not the detached
+     * {@code availableFuture()} that takes a hop through Sluice's notification thread: Flink's own gates complete
+     * this future on Netty threads too, and every continuation Flink hangs on it only enqueues a mail or completes
+     * another availability future (the StreamTask's resume of its suspended default action, Flink's union and
+     * multiple-input availability helpers), which is thread-safe and cheap. Before the partitions are requested it
+     * is the future {@link #requestPartitions()} completes; a closed or finished gate returns a done one.
+     */
     @Override
     public CompletableFuture<?> getAvailableFuture() {
         State current = state;
@@ -214,18 +223,20 @@ public final class SluiceInputGate extends IndexedInputGate {
         if (current == State.CREATED) {
             return partitionsRequested;
         }
-        return sluice.availableFuture();
+        return sluice.wakeUpFuture();
     }
 
     /**
      * Sluice's priority future: while it is done, the next {@link #pollNext()} returns a priority event (Flink's
-     * checkpointed gate polls priority events from a mail when this completes and checks exactly that). A closed
+     * checkpointed gate polls priority events from a mail when this completes and checks exactly that). It is the
+     * wake-up variant ({@link io.sluice.api.InputGate#priorityEventWakeUpFuture()}), completed directly by the
+     * thread that delivers the event, because Flink's only continuation on it enqueues that mail. A closed
      * gate has none to poll, so it hands out a future that never completes: a done one would make Flink's gate
      * re-enqueue its priority mail without end.
      */
     @Override
     public CompletableFuture<?> getPriorityEventAvailableFuture() {
-        return state == State.CLOSED ? noMorePriorityEvents : sluice.priorityEventAvailableFuture();
+        return state == State.CLOSED ? noMorePriorityEvents : sluice.priorityEventWakeUpFuture();
     }
 
     @Override
@@ -328,11 +339,11 @@ public final class SluiceInputGate extends IndexedInputGate {
             drainOnEndOfData &= endOfData.getStopMode() == StopMode.DRAIN;
         }
         return new BufferOrEvent(event, priority, info, !isFinished() && moreAvailable(), size,
-                priority && sluice.priorityEventAvailableFuture().isDone());
+                priority && sluice.priorityEventWakeUpFuture().isDone());
     }
 
     private boolean moreAvailable() {
-        return sluice.availableFuture().isDone();
+        return sluice.wakeUpFuture().isDone();
     }
 
     @Override

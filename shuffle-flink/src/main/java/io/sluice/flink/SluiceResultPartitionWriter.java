@@ -43,7 +43,7 @@ import java.util.concurrent.RejectedExecutionException;
  * every event in order and blocks nothing (its consumers read after the producer finished). {@link #finish()}
  * sends Flink's {@link EndOfPartitionEvent} before Sluice's own end of partition.
  *
- * <p>Backpressure: {@link #getAvailableFuture()} is Sluice's {@code availableFuture()}: when it is done, a buffer is
+ * <p>Backpressure: {@link #getAvailableFuture()} is Sluice's {@code wakeUpFuture()}: when it is done, a buffer is
  * free and an emit does not block Flink's mailbox thread; a record larger than that buffer continues on Sluice's
  * overdraft buffers ({@link #setMaxOverdraftBuffersPerGate}), as on Flink's own partitions.
  *
@@ -291,9 +291,16 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         sluice.close();
     }
 
+    /**
+     * Sluice's {@link io.sluice.api.ResultPartitionWriter#wakeUpFuture()}: a pending one is completed directly by the
+     * thread that recycles the buffer that makes the partition available (a Sluice event loop, a consumer's task
+     * thread in this TaskManager), not through Sluice's notification thread as {@code availableFuture()} is. Flink's
+     * own partitions complete this future on the recycling thread too, and Flink's continuation on it (the
+     * StreamTask's resume of its suspended default action) only enqueues a mail, which is thread-safe and cheap.
+     */
     @Override
     public CompletableFuture<?> getAvailableFuture() {
-        return sluice.availableFuture();
+        return sluice.wakeUpFuture();
     }
 
     /** Refuses unaligned checkpoints: Flink hands a real channel-state writer only when they are enabled. */

@@ -1,5 +1,6 @@
 package io.sluice.flink;
 
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.sluice.api.PartitionType;
 import io.sluice.api.ProducerDescriptor;
 import io.sluice.api.ResourceId;
@@ -48,6 +49,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -198,6 +200,71 @@ class SluiceAdapterTest {
             assertFalse(gate.getPriorityEventAvailableFuture().isDone(),
                     "a closed gate has no priority event for Flink's priority mail to poll");
         }
+    }
+
+    /**
+     * Issues 10 and 13: the futures Flink's mailbox waits on are Sluice's wake-up futures, completed directly by the
+     * transport thread that makes the gate or writer available, as Flink's own network stack completes them, not
+     * after a hop through Sluice's notification thread ({@code sluice-notify-*}).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"nio"})
+    void availabilityFutures_areSluicesWakeUpFutures_completedByTheTransportThread_withoutAHop(String link)
+            throws Exception {
+        try (Pair pair = new Pair(link)) {
+            SluiceResultPartitionWriter writer = pair.writer(1);
+            SluiceInputGate gate = pair.gate(writer, 0, 0);
+            assertEquals(Optional.empty(), gate.pollNext(), "nothing was emitted yet");
+
+            CompletableFuture<Thread> dataOn = threadThatRuns(gate.getAvailableFuture());
+            writer.emitRecord(flinkRecord(1), 0);
+            writer.flushAll();
+            assertTransportThread(dataOn.get(WAIT_NANOS, TimeUnit.NANOSECONDS), "the gate's available future");
+            assertEquals(List.of(1), records(gate.pollNext().orElseThrow()));
+
+            CompletableFuture<Thread> priorityOn = threadThatRuns(gate.getPriorityEventAvailableFuture());
+            writer.broadcastEvent(new EventAnnouncement(new CheckpointBarrier(1, 0,
+                    CheckpointOptions.forCheckpointWithDefaultLocation()), 1), true);
+            assertTransportThread(priorityOn.get(WAIT_NANOS, TimeUnit.NANOSECONDS), "the gate's priority future");
+            assertTrue(gate.pollNext().orElseThrow().hasPriority());
+
+            ByteBuffer bufferSized = ByteBuffer.allocate(4096);
+            int emitted = 0;
+            while (writer.getAvailableFuture().isDone()) {
+                assertTrue(emitted < 10_000, "the writer stayed available after " + emitted + " records");
+                writer.emitRecord(bufferSized.clear(), 0);
+                writer.flushAll();
+                emitted++;
+            }
+            CompletableFuture<Thread> writerOn = threadThatRuns(writer.getAvailableFuture());
+            while (!writerOn.isDone()) {
+                Optional<BufferOrEvent> next = gate.pollNext();
+                if (next.isPresent()) {
+                    next.get().getBuffer().recycleBuffer();
+                } else {
+                    CompletableFuture.anyOf(gate.getAvailableFuture(), writerOn).get(WAIT_NANOS, TimeUnit.NANOSECONDS);
+                }
+            }
+            assertTransportThread(writerOn.get(), "the writer's available future");
+            writer.close();
+            gate.close();
+        }
+    }
+
+    /** @return completes with the thread that runs a continuation of {@code future} */
+    private static CompletableFuture<Thread> threadThatRuns(CompletableFuture<?> future) {
+        assertFalse(future.isDone(), "the future must be pending for the test to say anything");
+        CompletableFuture<Thread> thread = new CompletableFuture<>();
+        future.thenRun(() -> thread.complete(Thread.currentThread()));
+        return thread;
+    }
+
+    /** Sluice's event loops run on Netty's FastThreadLocalThreads; its notification thread is a plain one. */
+    private static void assertTransportThread(Thread thread, String what) {
+        assertFalse(thread.getName().startsWith("sluice-notify"),
+                what + " was completed by Sluice's notification thread " + thread.getName());
+        assertTrue(thread instanceof FastThreadLocalThread,
+                what + " was completed by " + thread.getName() + ", not by a transport event loop");
     }
 
     @ParameterizedTest
