@@ -47,8 +47,7 @@ class WakeUpFutureThreadTest {
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
             RegisteredPartition partition = shuffle.registerPartition(1);
             ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer", partition);
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
+            InputGate gate = setUpGate(shuffle, partition);
             assertEquals(Optional.empty(), gate.pollNext(), "nothing was emitted yet");
             CompletableFuture<?> wakeUp = gate.wakeUpFuture();
             CompletableFuture<?> available = gate.availableFuture();
@@ -75,8 +74,7 @@ class WakeUpFutureThreadTest {
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, CONFIG)) {
             RegisteredPartition partition = shuffle.registerPartition(1);
             ResultPartitionWriter writer = Endpoints.setUpWriter(shuffle, "producer", partition);
-            InputGate gate = shuffle.createGate("consumer", 0, partition);
-            gate.setup();
+            InputGate gate = setUpGate(shuffle, partition);
             int emitted = 0;
             while (writer.wakeUpFuture().isDone()) {
                 assertTrue(emitted < MAX_RECORDS, "the writer stayed available after " + emitted + " records");
@@ -104,6 +102,13 @@ class WakeUpFutureThreadTest {
             gate.close();
             writer.close();
         }
+    }
+
+    /** @return a set-up gate in the consumers' environment reading subpartition 0 of {@code partition} */
+    private static InputGate setUpGate(ShuffleFixture shuffle, RegisteredPartition partition) throws Exception {
+        InputGate gate = shuffle.createGate("consumer", 0, partition);
+        gate.setup();
+        return gate;
     }
 
     /** @return completes with the thread that runs a continuation of {@code future} */
