@@ -15,9 +15,11 @@
  *   <li>A writer is used by one producer thread at a time, a gate (or a {@code RecordReader} over it) by one consumer
  *       thread; {@code close()}, {@code isFinished()} and {@code availableFuture()} may be called from any thread, and
  *       a {@code close()} wakes a consumer blocked in {@code getNext()} or {@code next()}.</li>
- *   <li>Availability futures complete on the implementation's threads (a recycling, producer or transport thread);
- *       a callback that does real work should be chained with an executor of the engine's own
- *       ({@code thenRunAsync(action, executor)}).</li>
+ *   <li>A pending {@code availableFuture()} of the environment's writers and gates completes on its notification
+ *       thread; a pending {@code wakeUpFuture()} (and {@code priorityEventWakeUpFuture()}) completes directly on the
+ *       thread that made the writer or gate available (a recycling, producer or transport thread), so a continuation
+ *       on it may only hand work to another thread; a callback that does real work should be chained with an
+ *       executor of the engine's own ({@code thenRunAsync(action, executor)}).</li>
  *   <li>A writer's task-event listener runs on a transport or consumer thread and must not block.</li>
  *   <li>Configuration objects, identities, descriptors, {@code RecordFraming} and the validator are immutable or
  *       stateless.</li>
