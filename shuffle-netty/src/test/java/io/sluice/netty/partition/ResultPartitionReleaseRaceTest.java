@@ -5,17 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.api.ShuffleException;
+import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.testing.MemoryAssertions;
 import io.sluice.netty.testing.PartitionFixture;
+import io.sluice.netty.testing.RecordingAvailabilityListener;
 import io.sluice.netty.testing.TestRecords;
 import io.sluice.testing.BackgroundTask;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,7 +39,11 @@ class ResultPartitionReleaseRaceTest {
 
     private static final int SEGMENT = PartitionFixture.DEFAULT_SEGMENT_SIZE;
 
-    private final PartitionFixture fixture = new PartitionFixture();
+    /** What the test writes into the segments that are free after a release. */
+    private static final byte PATTERN = (byte) 0x5A;
+
+    /** Few segments: after a release the test can take every free one. */
+    private final PartitionFixture fixture = new PartitionFixture(128, SEGMENT);
     private final ExecutorService producerThread = Executors.newSingleThreadExecutor(
             runnable -> new Thread(runnable, "test-producer"));
 
@@ -60,36 +68,27 @@ class ResultPartitionReleaseRaceTest {
     }
 
     // Many rounds, seeded timing: release, releasePartitionsLocally, close and fail from the test thread while a
-    // producer thread emits, broadcasts and sends events. Were a foreign release to close a builder under the
-    // producer, the producer would meet a closed builder or a freed or twice-returned segment
-    // (IllegalStateException), not the release's ShuffleException.
+    // producer thread emits, broadcasts and sends events and a reader drains both subpartitions. Right after the
+    // release the test takes every free segment of the global pool and fills it with a pattern. Were a foreign
+    // release to close a builder under the producer, its segment would be among them and the producer would scribble
+    // over the pattern, or meet a closed builder (IllegalStateException instead of the release's ShuffleException).
     @Test
-    void releaseFromAnotherThreadWhileTheProducerWrites_producerSeesOnlyShuffleException_everySegmentComesBack()
+    void releaseFromAnotherThreadWhileTheProducerWrites_producerSeesOnlyShuffleException_noFreedSegmentIsWritten()
             throws Exception {
         Random random = new Random(0x5EED_10L);
-        for (int round = 0; round < 400; round++) {
-            int poolSize = 3 + random.nextInt(60);
-            ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(3, poolSize).setUp();
-            long producerSeed = random.nextLong();
-            BackgroundTask<Void> producer = BackgroundTask.start("racing-producer-" + round, () -> {
-                Random ops = new Random(producerSeed);
-                try {
-                    for (int i = 0; ; i++) {
-                        int kind = ops.nextInt(20);
-                        if (kind == 0) {
-                            partition.broadcastRecord(TestRecords.record(2, i, ops.nextInt(SEGMENT)));
-                        } else if (kind == 1) {
-                            partition.broadcastEvent(ByteBuffer.wrap(("e" + i).getBytes(StandardCharsets.UTF_8)),
-                                    false);
-                        } else {
-                            partition.emitRecord(TestRecords.record(i & 1, i, ops.nextInt(3 * SEGMENT)), i & 1);
-                        }
-                    }
-                } catch (ShuffleException expected) {
-                    // the only way out
-                }
-            });
-            int delay = random.nextInt(4000);
+        NetworkBufferPool global = fixture.globalPool();
+        for (int round = 0; round < 300; round++) {
+            ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(3, 3 + random.nextInt(30))
+                    .flushInterval(Duration.ZERO).setUp();
+            ResultSubpartitionView[] views = {
+                partition.createSubpartitionView(0, new RecordingAvailabilityListener()),
+                partition.createSubpartitionView(1, new RecordingAvailabilityListener())};
+            BackgroundTask<Void> reader = BackgroundTask.start("draining-reader-" + round, () -> drain(partition,
+                    views));
+            CountDownLatch writing = new CountDownLatch(1);
+            BackgroundTask<Void> producer = startRacingProducer(partition, random.nextLong(), writing, round);
+            assertTrue(writing.await(30, TimeUnit.SECONDS), "producer did not start");
+            int delay = random.nextInt(3000);
             for (int spin = 0; spin < delay; spin++) {
                 Thread.onSpinWait();
             }
@@ -99,10 +98,72 @@ class ResultPartitionReleaseRaceTest {
                 case 2 -> partition.close();
                 default -> partition.fail(new IOException("failed in round " + round));
             }
-            producer.await(); // any other exception fails here
+            List<MemorySegment> victims = global.requestUnpooledMemorySegments(
+                    global.getNumberOfAvailableMemorySegments());
+            for (MemorySegment victim : victims) {
+                fill(victim);
+            }
+
+            producer.await(); // any exception but the release's ShuffleException fails here
+            reader.await();
+            for (MemorySegment victim : victims) {
+                assertFilled(victim, round);
+            }
+            global.recycleUnpooledMemorySegments(victims);
             assertTrue(partition.isReleased(), "round " + round);
             // The producer left through its ShuffleException, which returned its builders.
-            MemoryAssertions.assertAllSegmentsReturned(fixture.globalPool());
+            MemoryAssertions.assertAllSegmentsReturned(global);
+        }
+    }
+
+    private static BackgroundTask<Void> startRacingProducer(ResultPartition partition, long seed,
+                                                            CountDownLatch writing, int round) {
+        return BackgroundTask.start("racing-producer-" + round, () -> {
+            Random ops = new Random(seed);
+            try {
+                for (int i = 0; ; i++) {
+                    int kind = ops.nextInt(20);
+                    if (kind == 0) {
+                        partition.broadcastRecord(TestRecords.record(2, i, ops.nextInt(SEGMENT)));
+                    } else if (kind == 1) {
+                        partition.broadcastEvent(ByteBuffer.wrap(("e" + i).getBytes(StandardCharsets.UTF_8)),
+                                false);
+                    } else {
+                        partition.emitRecord(TestRecords.record(i & 1, i, ops.nextInt(3 * SEGMENT)), i & 1);
+                    }
+                    writing.countDown();
+                }
+            } catch (ShuffleException expected) {
+                // the only way out
+            }
+        });
+    }
+
+    /** Reads and recycles everything both views offer until the partition is released. */
+    private static void drain(ResultPartition partition, ResultSubpartitionView[] views) {
+        while (!partition.isReleased()) {
+            for (ResultSubpartitionView view : views) {
+                BufferAndBacklog next = view.getNextBuffer();
+                if (next != null) {
+                    next.buffer().recycleBuffer();
+                }
+            }
+        }
+        for (ResultSubpartitionView view : views) {
+            view.releaseAllResources();
+        }
+    }
+
+    private static void fill(MemorySegment segment) {
+        for (int i = 0; i < segment.size(); i++) {
+            segment.put(i, PATTERN);
+        }
+    }
+
+    private static void assertFilled(MemorySegment segment, int round) {
+        for (int i = 0; i < segment.size(); i++) {
+            assertEquals(PATTERN, segment.get(i), "round " + round + ": byte " + i + " of a segment that was free "
+                    + "after the release was written afterwards");
         }
     }
 
