@@ -38,9 +38,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Records are framed as {@link io.sluice.api.RecordFraming} defines: a 4-byte big-endian length, then the bytes,
  * cut into buffers wherever a buffer fills. {@code emitRecord} blocks while the pool has no buffer (backpressure).
  *
- * <p>Threads: the emit, event, finish and fail methods are called by one producer thread at a time (a change of
- * thread is ordered by the caller, as the API requires); they take no lock per record. Flushing, {@link #close()},
- * release and the metrics from any thread. Lock order: {@code stateLock}, then a subpartition's lock.
+ * <p>Threads: the emit, event and finish methods are called by one producer thread at a time (a change of thread
+ * is ordered by the caller, as the API requires); they take no lock per record. Flushing, {@link #fail},
+ * {@link #close()}, release and the metrics from any thread. Lock order: {@code stateLock}, then a subpartition's
+ * lock.
  *
  * <p>Buffers under construction ({@code builders}) are confined to the producer thread: only a thread inside a
  * producer call, or a release running on the thread that made the latest producer call, writes or closes them. A
@@ -58,10 +59,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Why a release on the producer's own thread may close the builders at once, and never races a producer on
  * another thread: every emit, broadcast, event and finish call first writes {@code producerThread} (volatile, only
  * when the thread changed) and then reads {@code state}; a release writes {@code state = RELEASED} and then reads
- * {@code producerThread}.
- * Volatile accesses are sequentially consistent, so either the release sees the new producer thread (and leaves
- * the builders to it) or that producer sees {@code RELEASED} at its first check (and never touches a builder). The
- * builders are closed once: whoever wins {@code buildersReturned}. This needs no lock and no ordering of the
+ * {@code producerThread}. Volatile accesses are sequentially consistent, so either the release sees the new producer
+ * thread (and leaves the builders to it) or that producer sees {@code RELEASED} at its first check (and never
+ * touches a builder); and a release that sees its own thread is not inside a producer call, so everything that
+ * thread wrote into the builders happened before. The builders are closed once: whoever wins {@code buildersReturned}. This needs no lock and no ordering of the
  * hardware beyond the Java memory model. {@link #fail} and {@link #close()} do not claim the producer's thread
  * (an engine may call them from any thread, e.g. Flink's release of a partition), so a misplaced call never closes
  * a builder under a running producer.
