@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sluice next to Apache Flink 2.3.0 (and raw Netty) on this machine, in one run.
 #
-# Both sides come from this repository: Sluice's JMH suite (shuffle-tests/target/sluice-bench.jar jmh) and
+# Both sides come from this repository: Sluice's JMH suite (shuffle-tests/target/sluice-bench.jar jmh) and its
+# one-way latency figure (sluice-bench latency, the Flink peer's shape), and
 # bench/flink-peer (Flink's network stack driven through its production path, plus raw Netty loopback).
 # The run goes figure group by figure group: each group measures Sluice's scenario and the Flink (and raw
 # Netty) figures right after each other, swapping which side goes first every round, so a swing of the
