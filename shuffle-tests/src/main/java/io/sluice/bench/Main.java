@@ -7,8 +7,8 @@ import picocli.CommandLine;
 
 /**
  * The sluice-bench command line: {@code run} (the default), {@code serve}, {@code consume},
- * {@code jmh}, {@code chaos}, {@code latency}; see {@link SluiceBench}. Exit status 0 when every record arrived intact, 1 when the
- * run failed, 2 for a wrong command line.
+ * {@code jmh}, {@code chaos}, {@code latency}; see {@link SluiceBench}. Exit status 0 when every record arrived
+ * intact, 1 when the run failed, 2 for a wrong command line.
  */
 public final class Main {
 
