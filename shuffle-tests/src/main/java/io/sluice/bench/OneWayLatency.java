@@ -171,8 +171,8 @@ final class OneWayLatency {
             Thread.sleep(PAST_WINDOW_MILLIS); // past the window: the consumer records nothing more
             long[] sorted = Arrays.copyOf(samples, sampleCount.get());
             Arrays.sort(sorted);
-            return String.format(Locale.ROOT, "%s one_way_us_p50=%.1f p99=%.1f p999=%.1f msgs_per_s=%.0f cpu_cores=%.2f",
-                    FIGURE, percentile(sorted, 0.50) / 1e3, percentile(sorted, 0.99) / 1e3,
+            return String.format(Locale.ROOT,
+                    "%s one_way_us_p50=%.1f p99=%.1f p999=%.1f msgs_per_s=%.0f cpu_cores=%.2f", FIGURE, percentile(sorted, 0.50) / 1e3, percentile(sorted, 0.99) / 1e3,
                     percentile(sorted, 0.999) / 1e3, sorted.length / measureSeconds,
                     (cpu1 - cpu0) / 1e9 / measureSeconds);
         } finally {
