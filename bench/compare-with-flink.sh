@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sluice next to Apache Flink 2.3.0 (and raw Netty) on this machine, in one run.
 #
-# Both sides come from this repository: Sluice's JMH suite (shuffle-tests/target/sluice-bench.jar jmh) and
+# Both sides come from this repository: Sluice's JMH suite (shuffle-tests/target/sluice-bench.jar jmh) and its
+# one-way latency figure (sluice-bench latency, the Flink peer's shape), and
 # bench/flink-peer (Flink's network stack driven through its production path, plus raw Netty loopback).
 # The run goes figure group by figure group: each group measures Sluice's scenario and the Flink (and raw
 # Netty) figures right after each other, swapping which side goes first every round, so a swing of the
@@ -80,8 +81,11 @@ if [[ "$PEER_CHECK" == 1 && ! -x "$PEER_DIR/run.sh" ]]; then
 fi
 mkdir -p "$OUT_DIR"
 
-# --- figure groups: a Sluice JMH selection, and the peer figures it is compared with ---------------------
-# group id | JMH benchmark and parameters | peer figures (";"-separated FlinkPeer arguments)
+# --- figure groups: the Sluice runs, and the peer figures they are compared with ----------------------------
+# group id | Sluice runs (";"-separated: a JMH benchmark and parameters, or "sluice-bench COMMAND ..." whose stdout
+#            is figure lines; it gets --warmup WARM --measure MEAS) | peer figures (";"-separated FlinkPeer arguments)
+# latency: the compared one-way figure comes from 'sluice-bench latency' (the Flink peer's shape: one-way samples
+# taken by the consumer on arrival); the JMH round trip A -> B -> A is a figure of its own (sluice.latency.rtt.1rec).
 FIGURES=(
   "bulk1|BulkThroughputBenchmark -p channels=1|bulk 1;netty nio;netty epoll"
   "bulk4|BulkThroughputBenchmark -p channels=4|bulk 4"
@@ -89,18 +93,33 @@ FIGURES=(
   "engine|RecordThroughputBenchmark -p recordBytes=8 -p recordBuffer=heap -p payload=sequenced -p reader=union|emit long 1 1 100"
   "b100|RecordThroughputBenchmark -p recordBytes=100|records b100 1 1 100"
   "many|ManyChannelsBenchmark -p shape=1x100,10x10,1x1000|records long 4 100 100"
-  "latency|RoundTripLatencyBenchmark|latency"
+  "latency|sluice-bench latency;RoundTripLatencyBenchmark|latency"
 )
 
-# One Sluice figure group: one JMH run (one fork), its JSON turned into figure lines.
-sluice_figure() { # round group jmh-selection...
-  local round=$1 group=$2; shift 2
-  local dir="$OUT_DIR/round-$round" json="$OUT_DIR/round-$round/sluice-$group.json"
-  # shellcheck disable=SC2086
-  "${PIN[@]}" "$JAVA" -jar "$SLUICE_JAR" jmh -f 1 -wi "$WARM" -w 1s -i "$MEAS" -r 1s -jvmArgs "$JVM_FLAGS" \
-      "${SLUICE_PARAMS[@]}" -rf json -rff "$json" "$@" >"$dir/sluice-$group.jmh.txt" 2>&1 \
-    || { echo "# round $round: Sluice $group failed; see $dir/sluice-$group.jmh.txt" >&2; return 0; }
-  python3 "$ROOT/bench/jmh-to-lines.py" "$json" | suffix_names >"$dir/sluice-$group.log"
+# One Sluice figure group: each of its runs in its own JVM (JMH: one fork, its JSON turned into figure lines).
+sluice_figure() { # round group "run;run;..."
+  local round=$1 group=$2 run n=0
+  local dir="$OUT_DIR/round-$round"
+  IFS=';' read -r -a runs <<<"$3"
+  : >"$dir/sluice-$group.log"
+  for run in "${runs[@]}"; do
+    if [[ "$run" == "sluice-bench "* ]]; then
+      # shellcheck disable=SC2086
+      "${PIN[@]}" "$JAVA" $JVM_FLAGS -jar "$SLUICE_JAR" ${run#sluice-bench } \
+          --warmup "$WARM" --measure "$MEAS" 2>>"$dir/sluice-$group.err" | suffix_names >>"$dir/sluice-$group.log" \
+        || echo "# round $round: Sluice '$run' failed; see $dir/sluice-$group.err" >&2
+      continue
+    fi
+    local tag="$group"
+    if (( n > 0 )); then tag="$group-$n"; fi
+    local json="$dir/sluice-$tag.json" txt="$dir/sluice-$tag.jmh.txt"
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    "${PIN[@]}" "$JAVA" -jar "$SLUICE_JAR" jmh -f 1 -wi "$WARM" -w 1s -i "$MEAS" -r 1s -jvmArgs "$JVM_FLAGS" \
+        "${SLUICE_PARAMS[@]}" -rf json -rff "$json" $run >"$txt" 2>&1 \
+      || { echo "# round $round: Sluice $group failed; see $txt" >&2; continue; }
+    python3 "$ROOT/bench/jmh-to-lines.py" "$json" | suffix_names >>"$dir/sluice-$group.log"
+  done
 }
 
 # The peer figures of one group, each in its own JVM.
@@ -133,11 +152,10 @@ run_group() { # round entry
   local round=$1 group jmh peer
   IFS='|' read -r group jmh peer <<<"$2"
   mkdir -p "$OUT_DIR/round-$round"
-  # shellcheck disable=SC2086
   if (( round % 2 == 1 )); then
-    sluice_figure "$round" "$group" $jmh; peer_figures "$round" "$group" "$peer"
+    sluice_figure "$round" "$group" "$jmh"; peer_figures "$round" "$group" "$peer"
   else
-    peer_figures "$round" "$group" "$peer"; sluice_figure "$round" "$group" $jmh
+    peer_figures "$round" "$group" "$peer"; sluice_figure "$round" "$group" "$jmh"
   fi
 }
 
@@ -166,7 +184,7 @@ done
 
 echo "# $(date -u +%FT%TZ); $(nproc) cpus, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $("$JAVA" -version 2>&1 | head -1); $round rounds (at least $ROUNDS; noisy groups up to $MAX_ROUNDS), ${WARM}s warm-up + ${MEAS}s measured per figure; pinned to CPUs ${CPUS:-none}; logs in $OUT_DIR"
-echo "# Sluice: JMH, link tcp (transport auto). Flink 2.3.0: bench/flink-peer, defaults (32 KiB segments, 2 exclusive + 8 floating, 1 Netty thread per side). Same JVM flags: $JVM_FLAGS"
+echo "# Sluice: JMH, link tcp (transport auto); one-way latency: sluice-bench latency (transport auto). Flink 2.3.0: bench/flink-peer, defaults (32 KiB segments, 2 exclusive + 8 floating, 1 Netty thread per side). Same JVM flags: $JVM_FLAGS"
 python3 "$ROOT/bench/compare-summary.py" "$OUT_DIR" "$NOISE"
 CHART_NOTE="$(date -u +%F) on $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $round round(s)" \
   python3 "$ROOT/bench/compare-summary.py" "$OUT_DIR" "$NOISE" --svg "$OUT_DIR/ratios.svg"

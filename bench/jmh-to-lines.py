@@ -46,9 +46,11 @@ def lines(results):
         elif bench == "ManyChannelsBenchmark":
             yield f"sluice.records.long.{p['shape']}.100ms{link} records_per_s={score:.0f}"
         elif bench == "RoundTripLatencyBenchmark":
-            q = m["scorePercentiles"]  # microseconds per round trip; one way is half of it
-            yield (f"sluice.latency.1rec{link} one_way_us_p50={q['50.0'] / 2:.1f} p99={q['99.0'] / 2:.1f} "
-                   f"p999={q['99.9'] / 2:.1f} rtt_us_p50={q['50.0']:.1f}")
+            # Microseconds per round trip A -> B -> A (two one-way trips and the echo thread's turn-around): a
+            # figure of its own, not the one-way sluice.latency.1rec ('sluice-bench latency', the Flink peer's shape).
+            q = m["scorePercentiles"]
+            yield (f"sluice.latency.rtt.1rec{link} rtt_us_p50={q['50.0']:.1f} rtt_us_p99={q['99.0']:.1f} "
+                   f"rtt_us_p999={q['99.9']:.1f} half_rtt_us_p50={q['50.0'] / 2:.1f}")
         elif bench == "SteadyStateAllocationBenchmark":
             line = f"sluice.alloc.{method}{link} ops_per_s={score:.0f}"
             norm = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")

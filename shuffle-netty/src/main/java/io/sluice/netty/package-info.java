@@ -26,9 +26,11 @@
  *       it once every segment is back). {@code ConnectionManager.lock} is taken only by {@code start()} and
  *       {@code close()}, never together with another lock of this list; {@code close()} waits for the event loops
  *       while holding it, which is safe because no event-loop task takes it.</li>
- *   <li>{@code ResultPartition.emitLock} (the producer's buffers under construction): held while requesting a buffer
- *       from the partition's pool, blocking included, while queueing into a subpartition, and while a subpartition
- *       tells a local channel (and so its gate) of new data.</li>
+ *   <li>{@code SortMergeResultPartition.emitLock} (a blocking partition's open region and file writer). A pipelined
+ *       {@code ResultPartition} takes no lock per record: its buffers under construction are confined to the
+ *       producer thread (see its Javadoc), which holds no partition lock while it requests a buffer, blocking
+ *       included, queues into a subpartition, or a subpartition tells a local channel (and so its gate) of new
+ *       data.</li>
  *   <li>{@code ResultPartition.stateLock} (life cycle; {@code setup()} creates the partition's pool and registers it
  *       with the {@code ResultPartitionManager} under it), and on the consumer side the monitor of
  *       {@code RemoteGateMemory} (held by {@code reserve()} while taking exclusive segments, creating the floating pool

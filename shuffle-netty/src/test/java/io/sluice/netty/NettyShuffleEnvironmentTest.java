@@ -24,12 +24,14 @@ import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.testing.EnvironmentFixture;
 import io.sluice.netty.testing.GateReads;
 import io.sluice.netty.testing.TestRecords;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -255,6 +257,37 @@ class NettyShuffleEnvironmentTest {
             ShuffleException error = assertThrows(ShuffleException.class, call);
             assertTrue(error.getMessage().contains(closed), error.getMessage());
             assertTrue(error.getMessage().contains(writer.partitionId().toString()), error.getMessage());
+        }
+    }
+
+    // Issues 10/13: the producer writes without a lock, so the environment's close (another thread) leaves the
+    // buffers under construction to it; its ShuffleException and its close() return them, and every segment is back
+    @Test
+    void closeWhileAProducerThreadEmits_producerGetsShuffleException_thenEverySegmentIsBack() throws Exception {
+        Random random = new Random(1013);
+        for (int round = 0; round < 20; round++) {
+            ShuffleEnvironment environment = environments.localEnvironment(EnvironmentFixture.config(64));
+            ResultPartitionWriter writer = environments.setUpWriter(environment, 2);
+            BackgroundTask<ShuffleException> producer = BackgroundTask.start("producer-" + round, () -> {
+                try {
+                    for (int i = 0; ; i++) {
+                        writer.emitRecord(TestRecords.record(i & 1, i, 8), i & 1);
+                    }
+                } catch (ShuffleException expected) {
+                    return expected;
+                } finally {
+                    writer.close(); // as an engine's task does when it stops
+                }
+            });
+            Thread.sleep(0, random.nextInt(999_999));
+
+            environment.close();
+
+            ShuffleException error = producer.await();
+            assertTrue(error.getMessage().contains("shuffle environment " + environment.resourceId()
+                    + " was closed"), error.getMessage());
+            ShuffleMetrics metrics = environment.metrics();
+            assertEquals(metrics.totalSegments(), metrics.availableSegments(), "round " + round + ": " + metrics);
         }
     }
 

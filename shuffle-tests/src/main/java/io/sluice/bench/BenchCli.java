@@ -34,7 +34,7 @@ final class BenchCli {
     /**
      * @param args the command line, without the program and without {@code jmh}
      * @return the parsed command that runs: its {@code getCommand()} is a {@link BenchCommand} or a
-     *     {@link ChaosCommand}; {@code isUsageHelpRequested()} says whether to print its help instead
+     *     {@link ChaosCommand} or a {@link LatencyCommand}; {@code isUsageHelpRequested()} says whether to print its help instead
      * @throws UsageException naming the first problem
      */
     static CommandLine select(String[] args) throws UsageException {

@@ -7,8 +7,8 @@ import picocli.CommandLine;
 
 /**
  * The sluice-bench command line: {@code run} (the default), {@code serve}, {@code consume},
- * {@code jmh}, {@code chaos}; see {@link SluiceBench}. Exit status 0 when every record arrived intact, 1 when the
- * run failed, 2 for a wrong command line.
+ * {@code jmh}, {@code chaos}, {@code latency}; see {@link SluiceBench}. Exit status 0 when every record arrived
+ * intact, 1 when the run failed, 2 for a wrong command line.
  */
 public final class Main {
 
@@ -61,6 +61,10 @@ public final class Main {
             if (chosen.getCommand() instanceof ChaosCommand chaos) {
                 chaos.check();
                 return chaos.run(out, err);
+            }
+            if (chosen.getCommand() instanceof LatencyCommand latency) {
+                latency.check();
+                return latency.run(out, err);
             }
             options = BenchTls.withStores(((BenchCommand) chosen.getCommand()).options(), err);
         } catch (UsageException e) {

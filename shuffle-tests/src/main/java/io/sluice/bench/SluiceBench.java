@@ -14,10 +14,12 @@ import picocli.CommandLine.Command;
             "  sluice-bench serve [OPTIONS]",
             "  sluice-bench consume [OPTIONS]",
             "  sluice-bench chaos [--seeds N] [--start S] | --seed S",
+            "  sluice-bench latency [--warmup S] [--measure S] [--transport auto|nio|epoll]",
             "  sluice-bench jmh [JMH OPTIONS]"},
         commandListHeading = "%nCommands ('sluice-bench COMMAND --help' lists the options of each):%n",
         optionListHeading = "%nOptions of 'run', the default command:%n",
-        subcommands = {RunCommand.class, ServeCommand.class, ConsumeCommand.class, ChaosCommand.class},
+        subcommands = {RunCommand.class, ServeCommand.class, ConsumeCommand.class, ChaosCommand.class,
+            LatencyCommand.class},
         footer = {HelpText.JMH, HelpText.UNITS})
 final class SluiceBench extends InProcessOptions {
 }

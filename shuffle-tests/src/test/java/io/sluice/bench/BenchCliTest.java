@@ -116,7 +116,7 @@ class BenchCliTest {
     @Test
     void unknownCommand_listsTheCommands() {
         assertUsage("unexpected argument 'srve'; did you mean serve?", "srve");
-        assertUsage("unexpected argument 'bogus'; the commands are run, serve, consume, chaos and jmh; see run --help", "bogus");
+        assertUsage("unexpected argument 'bogus'; the commands are run, serve, consume, chaos, latency and jmh; see run --help", "bogus");
     }
 
     @Test
@@ -129,10 +129,10 @@ class BenchCliTest {
 
     @Test
     void strayArgument_isRefused() {
-        assertUsage("unexpected argument '4'; the commands are run, serve, consume, chaos and jmh; see run --help",
+        assertUsage("unexpected argument '4'; the commands are run, serve, consume, chaos, latency and jmh; see run --help",
                 "--json", "4");
         // "--" ends the options, as in every POSIX tool: what follows is an argument, and run takes none.
-        assertUsage("unexpected argument '--json'; the commands are run, serve, consume, chaos and jmh; see run --help", "--", "--json");
+        assertUsage("unexpected argument '--json'; the commands are run, serve, consume, chaos, latency and jmh; see run --help", "--", "--json");
         assertUsage("--json comes before the command 'serve'; options follow the command word", "--json", "serve");
     }
 

@@ -16,8 +16,8 @@
  * <ul>
  *   <li>The consumer thread: {@code setup()}, {@code pollNext()}, {@code getNext()}, and each channel's
  *       {@code getNextBuffer()}.</li>
- *   <li>Notifying threads, which queue a channel on its gate: producer threads (local channels, while the producer
- *       holds its {@code emitLock}), client event loops (remote channels), the environment's timer (retries) and any
+ *   <li>Notifying threads, which queue a channel on its gate: producer threads (local channels, inside an emit,
+ *       holding no partition lock), client event loops (remote channels), the environment's timer (retries) and any
  *       thread that records a channel's error.</li>
  *   <li>The client event loop of a remote channel's connection: {@code requestBuffer}, {@code onBuffer},
  *       {@code onEmptyBuffer}, {@code onFailedPartitionRequest}.</li>

@@ -29,6 +29,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A pipelined, bounded result partition: one {@link PipelinedSubpartition} per consumer, fed by one producer
@@ -37,12 +38,34 @@ import java.util.concurrent.TimeUnit;
  * <p>Records are framed as {@link io.sluice.api.RecordFraming} defines: a 4-byte big-endian length, then the bytes,
  * cut into buffers wherever a buffer fills. {@code emitRecord} blocks while the pool has no buffer (backpressure).
  *
- * <p>Threads: the emit, event, finish and fail methods are called by one producer thread at a time and are
- * serialized by {@code emitLock}, which also guards the buffers under construction; flushing, {@link #close()},
- * release and the metrics from any thread. A release from another thread never touches a buffer under construction
- * while the producer writes into it: it destroys the pool (waking a blocked producer), releases the subpartitions,
- * and closes the builders under {@code emitLock}. Lock order: {@code emitLock}, then {@code stateLock}, then a
- * subpartition's lock.
+ * <p>Threads: the emit, event and finish methods are called by one producer thread at a time (a change of thread
+ * is ordered by the caller, as the API requires); they take no lock per record. Flushing, {@link #fail},
+ * {@link #close()}, release and the metrics from any thread. Lock order: {@code stateLock}, then a subpartition's
+ * lock.
+ *
+ * <p>Buffers under construction ({@code builders}) are confined to the producer thread: only a thread inside a
+ * producer call, or a release running on the thread that made the latest producer call, writes or closes them. A
+ * release from another thread (a consumer's failure, {@code releasePartitionsLocally}, the environment's close,
+ * {@link #close()} from a canceller) sets {@code RELEASED}, releases the subpartitions (their consumers' references)
+ * and destroys the pool, which wakes a blocked producer, but leaves the builders alone: each builder keeps its own
+ * reference to its segment, so the segment cannot go back to a pool, be handed to anyone else or be freed while the
+ * producer may still write into it. The producer returns them itself at its next call on its own thread (an emit,
+ * broadcast, event or finish, which sees {@code RELEASED} with one volatile read, closes its builders and throws; or
+ * a {@link #fail} or {@link #close()} on that thread). Until then the writer keeps at most one buffer per
+ * subpartition. The environment's close does not close them either: once every segment is back it frees their
+ * native memory, so a builder closed from a foreign thread could let a late producer write into freed memory. An
+ * engine's producer always makes that next call (its emit throws, or it closes the writer when it stops).
+ *
+ * <p>Why a release on the producer's own thread may close the builders at once, and never races a producer on
+ * another thread: every emit, broadcast, event and finish call first writes {@code producerThread} (volatile, only
+ * when the thread changed) and then reads {@code state}; a release writes {@code state = RELEASED} and then reads
+ * {@code producerThread}. Volatile accesses are sequentially consistent, so either the release sees the new producer
+ * thread (and leaves the builders to it) or that producer sees {@code RELEASED} at its first check (and never
+ * touches a builder); and a release that sees its own thread is not inside a producer call, so everything that
+ * thread wrote into the builders happened before. The builders are closed once: whoever wins {@code buildersReturned}. This needs no lock and no ordering of the
+ * hardware beyond the Java memory model. {@link #fail} and {@link #close()} do not claim the producer's thread
+ * (an engine may call them from any thread, e.g. Flink's release of a partition), so a misplaced call never closes
+ * a builder under a running producer.
  *
  * <p>Once released (by {@link #close()} before {@link #finish()}, {@link #fail}, {@code releasePartitionsLocally},
  * or the environment's close), {@code emitRecord}, {@code broadcastRecord}, {@code broadcastEvent} and
@@ -73,13 +96,20 @@ public final class ResultPartition extends AbstractResultPartition {
     /** With a zero flush interval every record is flushed as it is emitted. */
     private final boolean flushEveryRecord;
 
-    private final Object emitLock = new Object();
-    /** The buffer under construction of each subpartition, or null. */
-    @GuardedBy("emitLock")
+    /**
+     * The buffer under construction of each subpartition, or null. Confined to the producer thread (see the class
+     * Javadoc): written and closed only inside a producer call, or by a release on the latest producer's thread.
+     */
     private final BufferBuilder[] builders;
-    /** The 4-byte length prefix of the record being written; reused for every record. */
-    @GuardedBy("emitLock")
+    /** The 4-byte length prefix of the record being written; reused for every record. Confined to the producer. */
     private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4);
+    /**
+     * The thread of the latest producer call; written (only when it changes) before the call reads {@code state}.
+     * A release on this thread may close the builders itself (class Javadoc).
+     */
+    private volatile Thread producerThread;
+    /** Set by whoever closes the builders after the release (the producer or a release on its thread), once. */
+    private final AtomicBoolean buildersReturned = new AtomicBoolean();
 
     private final Object stateLock = new Object();
     private volatile State state = State.CREATED; // written under stateLock
@@ -194,10 +224,9 @@ public final class ResultPartition extends AbstractResultPartition {
     @Override
     public void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException {
         checkSubpartitionIndex(targetSubpartition);
-        synchronized (emitLock) {
-            checkAcceptingRecords();
-            emitLocked(record, targetSubpartition);
-        }
+        enterProducerCall();
+        checkAcceptingRecords();
+        emit(record, targetSubpartition);
     }
 
     /**
@@ -207,11 +236,10 @@ public final class ResultPartition extends AbstractResultPartition {
      */
     @Override
     public void broadcastRecord(ByteBuffer record) throws IOException {
-        synchronized (emitLock) {
-            checkAcceptingRecords();
-            for (int i = 0; i < subpartitions.length; i++) {
-                emitLocked(record, i);
-            }
+        enterProducerCall();
+        checkAcceptingRecords();
+        for (int i = 0; i < subpartitions.length; i++) {
+            emit(record, i);
         }
     }
 
@@ -238,32 +266,28 @@ public final class ResultPartition extends AbstractResultPartition {
 
     private void queueEvent(ByteBuffer event, boolean priority, boolean blocking) throws IOException {
         checkEventSize(event);
-        synchronized (emitLock) {
-            checkAcceptingRecords();
-            // All or nothing: only this thread adds events, so a subpartition below the bound now stays below it.
-            for (PipelinedSubpartition subpartition : subpartitions) {
-                int queued = subpartition.queuedUserEvents();
-                if (queued >= MAX_QUEUED_EVENTS) {
-                    throw new ShuffleException("subpartition " + subpartition.index() + " of partition "
-                            + partitionId + " of " + ownerName + " holds " + queued + " events its consumer has not "
-                            + "read, the limit (ResultPartitionWriter.MAX_QUEUED_EVENTS = " + MAX_QUEUED_EVENTS
-                            + "): its consumer is not reading events (or a non-priority event waits behind data "
-                            + "it does not take); the event was sent to no subpartition");
-                }
-            }
-            for (int i = 0; i < subpartitions.length; i++) {
-                if (!priority) {
-                    // Records after the event go into a new buffer behind it: order is kept.
-                    finishBuilder(i);
-                }
-                subpartitions[i].add(new BufferConsumer(blocking ? EventSerializer.blockingUserEvent(event)
-                        : EventSerializer.userEvent(event)), priority);
-            }
-            if (state == State.RELEASED) {
-                // Released while the event was being queued: some subpartitions may not have it.
-                throw releasedException(null);
+        enterProducerCall();
+        checkAcceptingRecords();
+        // All or nothing: only the producer adds events, so a subpartition below the bound now stays below it.
+        for (PipelinedSubpartition subpartition : subpartitions) {
+            int queued = subpartition.queuedUserEvents();
+            if (queued >= MAX_QUEUED_EVENTS) {
+                throw new ShuffleException("subpartition " + subpartition.index() + " of partition "
+                        + partitionId + " of " + ownerName + " holds " + queued + " events its consumer has not "
+                        + "read, the limit (ResultPartitionWriter.MAX_QUEUED_EVENTS = " + MAX_QUEUED_EVENTS
+                        + "): its consumer is not reading events (or a non-priority event waits behind data "
+                        + "it does not take); the event was sent to no subpartition");
             }
         }
+        for (int i = 0; i < subpartitions.length; i++) {
+            if (!priority) {
+                // Records after the event go into a new buffer behind it: order is kept.
+                finishBuilder(i);
+            }
+            subpartitions[i].add(new BufferConsumer(blocking ? EventSerializer.blockingUserEvent(event)
+                    : EventSerializer.userEvent(event)), priority);
+        }
+        checkNotReleased(); // released while the event was being queued: some subpartitions may not have it
     }
 
     @Override
@@ -322,28 +346,31 @@ public final class ResultPartition extends AbstractResultPartition {
     @Override
     public void finish() throws IOException {
         boolean releaseNow;
-        synchronized (emitLock) {
-            State current = state;
-            if (current == State.RELEASED && !releasedAfterFinish) {
-                throw releasedException(null);
-            }
-            if (current != State.RUNNING) {
-                throw new IllegalStateException("partition " + partitionId + " of " + ownerName + " cannot finish: "
-                        + (current == State.CREATED ? "setup() was not called" : "it is " + current));
-            }
-            for (int i = 0; i < subpartitions.length; i++) {
-                finishBuilder(i);
-                subpartitions[i].finish();
-            }
-            synchronized (stateLock) {
-                if (state != State.RUNNING) {
-                    // Released by another thread meanwhile; the release has cleaned up, the end was not queued.
-                    throw releasedException(null);
-                }
+        enterProducerCall();
+        State current = state;
+        if (current == State.RELEASED && !releasedAfterFinish) {
+            throw releasedException(null);
+        }
+        if (current != State.RUNNING) {
+            throw new IllegalStateException("partition " + partitionId + " of " + ownerName + " cannot finish: "
+                    + (current == State.CREATED ? "setup() was not called" : "it is " + current));
+        }
+        for (int i = 0; i < subpartitions.length; i++) {
+            finishBuilder(i);
+            subpartitions[i].finish();
+        }
+        boolean finished;
+        synchronized (stateLock) {
+            finished = state == State.RUNNING;
+            if (finished) {
                 state = State.FINISHED;
-                // Consumers may have read everything (or left) before the state changed.
-                releaseNow = subpartitionsDone == subpartitions.length;
             }
+            // Consumers may have read everything (or left) before the state changed.
+            releaseNow = finished && subpartitionsDone == subpartitions.length;
+        }
+        if (!finished) {
+            // Released by another thread meanwhile; the release has cleaned up, the end was not queued.
+            throw releasedException(null);
         }
         LOG.debug("Partition {} of {} finished: {} buffers, {} bytes", partitionId, ownerName, buffersOut(),
                 bytesOut());
@@ -362,11 +389,18 @@ public final class ResultPartition extends AbstractResultPartition {
     /**
      * Closes the writer: after {@link #finish()} the data stays for its consumers and the partition is released
      * once each subpartition was read; before it, the partition is released at once and its consumers fail.
+     *
+     * <p>Any thread. On the thread of the producer's latest call it also returns the buffers under construction
+     * (also when the partition was released before); on another thread the producer returns them at its next call.
      */
     @Override
     public void close() {
         State current = state;
-        if (current == State.FINISHED || current == State.RELEASED) {
+        if (current == State.RELEASED) {
+            returnBuildersIfProducerThread();
+            return;
+        }
+        if (current == State.FINISHED) {
             return;
         }
         release(current == State.CREATED ? null : new ProducerFailedException("partition " + partitionId + " of "
@@ -387,18 +421,24 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     private void release(Throwable cause, String reason) {
+        boolean alreadyReleased;
         ScheduledFuture<?> flush;
         LocalBufferPool pool;
         synchronized (stateLock) {
-            if (state == State.RELEASED) {
-                return;
+            alreadyReleased = state == State.RELEASED;
+            if (!alreadyReleased) {
+                releasedAfterFinish = state == State.FINISHED;
+                releaseReason = releasedAfterFinish ? "finish() was called" : reason;
+                state = State.RELEASED;
             }
-            releasedAfterFinish = state == State.FINISHED;
-            releaseReason = releasedAfterFinish ? "finish() was called" : reason;
-            state = State.RELEASED;
             flush = flushTask;
             flushTask = null;
             pool = bufferPool;
+        }
+        if (alreadyReleased) {
+            // An earlier release on another thread left the builders to the producer; this may be its thread.
+            returnBuildersIfProducerThread();
+            return;
         }
         if (flush != null) {
             flush.cancel(false);
@@ -411,14 +451,7 @@ public final class ResultPartition extends AbstractResultPartition {
             // Wakes a producer blocked on the pool; it sees RELEASED and throws the release's reason.
             pool.lazyDestroy();
         }
-        synchronized (emitLock) {
-            for (int i = 0; i < builders.length; i++) {
-                if (builders[i] != null) {
-                    builders[i].close();
-                    builders[i] = null;
-                }
-            }
-        }
+        returnBuildersIfProducerThread();
         LOG.debug("Released partition {} of {}{}", partitionId, ownerName, cause == null ? "" : " (" + cause + ")");
     }
 
@@ -442,7 +475,8 @@ public final class ResultPartition extends AbstractResultPartition {
      * {@inheritDoc}
      *
      * <p>Reads the counters without a lock, and the pool's usage and each subpartition's backlog under their own
-     * locks for a moment (never {@code emitLock}), so a reader never waits for a blocked producer.
+     * locks for a moment (never a lock the producer holds while it waits), so a reader never waits for a blocked
+     * producer.
      */
     @Override
     public WriterMetrics metrics() {
@@ -489,8 +523,47 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     // ------------------------------------------------------------------------------------------------------------
-    // Producer thread, under emitLock
+    // Producer thread (the builders are confined to it; see the class Javadoc)
     // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Starts a producer call: records the calling thread before the caller reads {@code state} (the order the
+     * release handshake in the class Javadoc needs). One volatile read per call; a write only when the thread
+     * changed.
+     */
+    private void enterProducerCall() {
+        Thread current = Thread.currentThread();
+        if (producerThread != current) {
+            producerThread = current;
+        }
+    }
+
+    /**
+     * After {@code state} became {@code RELEASED}: closes the builders when this thread made the latest producer
+     * call, else leaves them to the producer's next call.
+     */
+    private void returnBuildersIfProducerThread() {
+        if (producerThread == Thread.currentThread()) {
+            returnBuilders();
+        }
+    }
+
+    /**
+     * Closes every builder, once: a released partition's segments go back (to the pool's owner, the pool being
+     * destroyed). Only on the producer's thread after {@code state} became {@code RELEASED}: no builder is created
+     * afterwards, as every producer call checks the state first.
+     */
+    private void returnBuilders() {
+        if (!buildersReturned.compareAndSet(false, true)) {
+            return;
+        }
+        for (int i = 0; i < builders.length; i++) {
+            if (builders[i] != null) {
+                builders[i].close();
+                builders[i] = null;
+            }
+        }
+    }
 
     /**
      * Throws unless the partition accepts records: {@link ShuffleException} once released (unless after finish),
@@ -508,16 +581,22 @@ public final class ResultPartition extends AbstractResultPartition {
                 + (current == State.CREATED ? "setup() was not called" : "finish() was called"));
     }
 
-    /** The producer's error for a released partition (or a pool destroyed under it: the environment closing). */
+    /**
+     * The producer's error for a released partition (or a pool destroyed under it: the environment closing). Once
+     * released, it first returns the builders: the producer thread is the one that may close them.
+     */
     private ShuffleException releasedException(Throwable cause) {
-        String reason = state == State.RELEASED ? releaseReason
+        boolean released = state == State.RELEASED;
+        if (released) {
+            returnBuilders();
+        }
+        String reason = released ? releaseReason
                 : "its buffer pool was destroyed (the shuffle environment is closing)";
         return new ShuffleException("partition " + partitionId + " of " + ownerName + " does not accept records: "
                 + reason, cause);
     }
 
-    @GuardedBy("emitLock")
-    private void emitLocked(ByteBuffer record, int target) throws IOException {
+    private void emit(ByteBuffer record, int target) throws IOException {
         counters.onRecords(1);
         int start = record.position();
         try {
@@ -533,7 +612,6 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     /** Appends a record's length prefix; false when the record must be dropped. */
-    @GuardedBy("emitLock")
     private boolean writeLength(int length, int target) throws IOException {
         BufferBuilder builder = builders[target];
         // Fast path for small records: the prefix goes straight into the current buffer, and is committed together
@@ -553,7 +631,6 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     /** Appends and commits {@code source}'s remaining bytes to the subpartition; false when they were dropped. */
-    @GuardedBy("emitLock")
     private boolean write(ByteBuffer source, int target) throws IOException {
         BufferBuilder builder = builders[target];
         if (builder != null && !source.hasRemaining()) {
@@ -577,7 +654,6 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     /** A new buffer for {@code target}, queued on its subpartition; null when the bytes must be dropped. */
-    @GuardedBy("emitLock")
     private BufferBuilder newBuilder(int target) throws IOException {
         PipelinedSubpartition subpartition = subpartitions[target];
         if (subpartition.isReleased()) {
@@ -633,7 +709,6 @@ public final class ResultPartition extends AbstractResultPartition {
         }
     }
 
-    @GuardedBy("emitLock")
     private void finishBuilder(int target) {
         BufferBuilder builder = builders[target];
         if (builder != null) {

@@ -11,8 +11,9 @@
  *
  * <h2>Threads</h2>
  * <ul>
- *   <li>The producer thread: emit, broadcast, finish and fail, serialized by the partition's {@code emitLock}; it
- *       blocks in the pool when no buffer is free (backpressure).</li>
+ *   <li>The producer thread: emit, broadcast, events and finish, one thread at a time; it owns the buffers under
+ *       construction without a lock (see {@link io.sluice.netty.partition.ResultPartition}) and blocks in the pool
+ *       when no buffer is free (backpressure).</li>
  *   <li>The environment's timer thread: periodic {@code flushAll}. Flushes never block.</li>
  *   <li>The reader of a subpartition: a local channel's consumer thread, or the event loop of the connection that
  *       serves a remote channel; it alone polls its view.</li>
@@ -20,7 +21,7 @@
  *       go), the metrics.</li>
  * </ul>
  * Readers and registration listeners are called with no partition, subpartition or manager lock held and must not
- * block: they hand the notification over. Lock order: {@code emitLock}, then {@code stateLock}, then a subpartition's
- * lock; see package {@code io.sluice.netty} for the order across pools and channels.
+ * block: they hand the notification over. Lock order: {@code stateLock}, then a subpartition's lock; see package
+ * {@code io.sluice.netty} for the order across pools and channels.
  */
 package io.sluice.netty.partition;

@@ -18,8 +18,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Latency: one 8-byte record in flight, flush interval 0, from environment A to B and back.
- * JMH samples each round trip; read p0.50 and p0.99. One-way is about half the round trip, which
- * is how the comparison script sets it against the Flink peer's one-way {@code flink.latency.1rec}.
+ * JMH samples each round trip; read p0.50 and p0.99. The comparison script reports it as
+ * {@code sluice.latency.rtt.1rec}, a figure of its own: half a round trip is not the one-way latency (it adds
+ * the echo thread's turn-around and both directions' credit traffic). The one-way figure set against the Flink
+ * peer's {@code flink.latency.1rec} is {@code sluice-bench latency}, in that peer's shape.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
