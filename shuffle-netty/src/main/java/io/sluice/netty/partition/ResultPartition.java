@@ -128,6 +128,9 @@ public final class ResultPartition extends AbstractResultPartition {
 
     private final AvailabilityHandOff availability;
 
+    /** What {@link #wakeUpFuture()} returns before setup: done (an emit then throws its usage error). */
+    private static final CompletableFuture<?> NOT_SET_UP = CompletableFuture.completedFuture(null);
+
     /**
      * @param flushScheduler the environment's one scheduler for periodic flushes (never a thread per partition)
      * @param flushInterval  zero to flush after every record
@@ -330,11 +333,10 @@ public final class ResultPartition extends AbstractResultPartition {
      */
     @Override
     public CompletableFuture<?> wakeUpFuture() {
+        // Flink asks before every record: one plain and one volatile read, nothing else. A released partition's pool
+        // is destroyed, and a destroyed pool's future is done, so the release needs no check of its own here.
         LocalBufferPool pool = bufferPool;
-        if (pool == null || state == State.RELEASED) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return pool.getAvailableFuture();
+        return pool == null ? NOT_SET_UP : pool.getAvailableFuture();
     }
 
     /**
