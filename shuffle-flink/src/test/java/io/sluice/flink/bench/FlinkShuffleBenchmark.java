@@ -24,7 +24,8 @@ import java.util.Map;
  * JVM; prints records per second (records / the job's net runtime) per run and the medians side by side.
  *
  * <p>Run (after {@code mvn -pl shuffle-flink -am test-compile}): {@code java -cp <test class path>
- * io.sluice.flink.bench.FlinkShuffleBenchmark [records] [rounds]}.
+ * io.sluice.flink.bench.FlinkShuffleBenchmark [records] [rounds] [both|flink|sluice]}; with {@code flink} or
+ * {@code sluice} only that cluster runs in this JVM (alternate two JVMs for a comparison without shared JIT profiles).
  */
 public final class FlinkShuffleBenchmark {
 
@@ -36,6 +37,11 @@ public final class FlinkShuffleBenchmark {
     public static void main(String[] args) throws Exception {
         long records = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        String only = args.length > 2 ? args[2] : "both";
+        if (!only.equals("both")) {
+            runOne(Shuffle.valueOf(only.toUpperCase(java.util.Locale.ROOT)), records, rounds);
+            return;
+        }
         Map<Shuffle, List<Double>> rates = new EnumMap<>(Shuffle.class);
         try (MiniCluster flink = FlinkClusters.start(Shuffle.FLINK);
              MiniCluster sluice = FlinkClusters.start(Shuffle.SLUICE)) {
@@ -57,6 +63,23 @@ public final class FlinkShuffleBenchmark {
         System.out.printf("median FLINK  %,12.0f records/s%n", flinkMedian);
         System.out.printf("median SLUICE %,12.0f records/s%n", sluiceMedian);
         System.out.printf("Sluice / Flink = %.2f%n", sluiceMedian / flinkMedian);
+    }
+
+    /**
+     * One shuffle in this JVM only, so that the JIT compiles Flink's record writer, gate and deserializer for that
+     * shuffle's classes alone (with both clusters in one JVM those call sites see both); the caller alternates JVMs.
+     */
+    private static void runOne(Shuffle shuffle, long records, int rounds) throws Exception {
+        List<Double> rates = new ArrayList<>();
+        try (MiniCluster cluster = FlinkClusters.start(shuffle)) {
+            run(cluster, records / 10); // warm-up, not counted
+            for (int round = 0; round < rounds; round++) {
+                double rate = run(cluster, records);
+                rates.add(rate);
+                System.out.printf("round %d %-6s %,12.0f records/s%n", round + 1, shuffle, rate);
+            }
+        }
+        System.out.printf("median %-6s %,12.0f records/s%n", shuffle, median(rates));
     }
 
     private static double run(MiniCluster cluster, long records) throws Exception {
