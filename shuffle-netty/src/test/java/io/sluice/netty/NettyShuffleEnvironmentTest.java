@@ -279,6 +279,8 @@ class NettyShuffleEnvironmentTest {
                     writer.close(); // as an engine's task does when it stops
                 }
             });
+            // Seeded jitter, not a wait: it moves the close across the producer's emits; every assertion below holds
+            // wherever the close lands (before the first emit too: that emit throws the same ShuffleException).
             Thread.sleep(0, random.nextInt(999_999));
 
             environment.close();
