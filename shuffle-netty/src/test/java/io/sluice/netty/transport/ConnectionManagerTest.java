@@ -1,5 +1,14 @@
 package io.sluice.netty.transport;
 
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.channel.local.LocalServerChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.TransportException;
 import io.sluice.netty.gate.RemoteChannels;
@@ -13,7 +22,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -98,5 +111,70 @@ class ConnectionManagerTest {
                 () -> factory.createPartitionRequestClient(new ConnectionId(manager.dataAddress(), 0,
                         RemoteChannels.PRODUCER)));
         assertEquals(0, manager.openConnections());
+    }
+
+    // A start never hangs on its event loop: one that never runs fails start() within the bind timeout.
+    @Test
+    @Timeout(20)
+    void eventLoopThatNeverRuns_failsStartWithinTheBindTimeout_namingTransportAddressAndOption() {
+        ThreadFactory neverRunsTheLoop = loop -> new Thread(() -> { }, "never-runs-the-loop");
+        ConnectionManager manager = managers.create("env-a", "local", 0, new ResultPartitionManager(),
+                config -> config.with(ShuffleOptions.NETTY_BIND_TIMEOUT, Duration.ofMillis(200)),
+                group -> neverRunsTheLoop);
+
+        ShuffleException error = assertThrows(ShuffleException.class, manager::start);
+
+        String message = error.getMessage();
+        assertTrue(message.contains("env-a") && message.contains("LOCAL transport"), message);
+        assertTrue(message.contains("local:sluice-"), "names the bind address: " + message);
+        assertTrue(message.contains("200 ms") && message.contains(ShuffleOptions.NETTY_BIND_TIMEOUT.key()), message);
+        assertThrows(IllegalStateException.class, manager::clientFactory, "a failed start leaves no client");
+    }
+
+    // The race behind ProducerEnvironmentClosedWhileConnectingTest's hang, made deterministic: the producer's
+    // local data server closes after the consumer's connect found it in Netty's local registry, before it accepts.
+    @Test
+    @Timeout(20)
+    void localServerClosedBetweenLookupAndAccept_failsTheConnectWithinTheConnectTimeout() throws Exception {
+        InetSocketAddress producerAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
+        EventLoopGroup producerLoop = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
+        try {
+            new ServerBootstrap().group(producerLoop)
+                    .channelFactory(ClosesWhileAccepting::new)
+                    .childHandler(new ChannelInboundHandlerAdapter())
+                    .bind(ConnectionManager.localAddressOf(producerAddress)).sync();
+            ConnectionManager consumer = managers.create("consumer", "local", 0, new ResultPartitionManager(),
+                    config -> config.with(ShuffleOptions.NETTY_CONNECT_TIMEOUT, Duration.ofMillis(200)),
+                    group -> new DefaultThreadFactory(group, true));
+            consumer.start();
+
+            TransportException error = assertThrows(TransportException.class,
+                    () -> consumer.createPartitionRequestClient(new ConnectionId(producerAddress, 0,
+                            RemoteChannels.PRODUCER)));
+
+            String message = error.getMessage();
+            assertTrue(message.contains("200 ms") && message.contains(ShuffleOptions.NETTY_CONNECT_TIMEOUT.key()),
+                    message);
+            assertEquals(producerAddress, error.remoteAddress());
+            Await.until(() -> consumer.openConnections() == 0, "the timed-out channel is closed");
+        } finally {
+            producerLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A local server that closes, and lets its pipeline be emptied, while a connecting channel is being handed to
+     * it: the accepted channel then reaches no acceptor and is dropped. Netty calls {@link #newLocalChannel} on the
+     * connecting channel's event loop after it found this server in the local registry; the waits are on this
+     * server's loop, another one.
+     */
+    private static final class ClosesWhileAccepting extends LocalServerChannel {
+        @Override
+        protected LocalChannel newLocalChannel(LocalChannel peer) {
+            close().syncUninterruptibly();
+            // Closing queued the deregistration, which empties the pipeline: a task queued now runs after it.
+            eventLoop().submit(() -> { }).syncUninterruptibly();
+            return super.newLocalChannel(peer);
+        }
     }
 }
