@@ -52,7 +52,8 @@ import java.util.function.Function;
  *   server: [tls, tls-guard,] decoder, encoder, heartbeat, requests, queue
  *   client: [tls,] decoder, encoder, heartbeat, credit
  * </pre>
- * On the local transport a client channel starts with a {@link LocalConnectTimeout}, which leaves once connected.
+ * On the local transport the server is a {@link LocalDataServerChannel}, and a client channel starts with a
+ * {@link LocalConnectTimeout}, which leaves once connected.
  *
  * <p>Life cycle: {@link #start()} once, {@link #close()} once (idempotent); the metrics from any thread.
  */

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -162,18 +163,60 @@ class ConnectionManagerTest {
         }
     }
 
+    // The same race against the transport's own local data server: it refuses the late connection at once.
+    @Test
+    @Timeout(20)
+    void localDataServerClosedBetweenLookupAndAccept_refusesTheConnectAtOnce() throws Exception {
+        InetSocketAddress producerAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), 2);
+        EventLoopGroup producerLoop = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
+        try {
+            new ServerBootstrap().group(producerLoop)
+                    .channelFactory(DataServerClosesWhileAccepting::new)
+                    .childHandler(new ChannelInboundHandlerAdapter())
+                    .bind(ConnectionManager.localAddressOf(producerAddress)).sync();
+            // Longer than the test may take: only the refusal can end the connect in time.
+            ConnectionManager consumer = managers.create("consumer", "local", 0, new ResultPartitionManager(),
+                    config -> config.with(ShuffleOptions.NETTY_CONNECT_TIMEOUT, Duration.ofMinutes(5)),
+                    group -> new DefaultThreadFactory(group, true));
+            consumer.start();
+
+            TransportException error = assertThrows(TransportException.class,
+                    () -> consumer.createPartitionRequestClient(new ConnectionId(producerAddress, 0,
+                            RemoteChannels.PRODUCER)));
+
+            assertTrue(error.getCause() instanceof ClosedChannelException, "refused, not timed out: " + error);
+            assertEquals(producerAddress, error.remoteAddress());
+            Await.until(() -> consumer.openConnections() == 0, "the refused channel is closed");
+        } finally {
+            producerLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+    }
+
     /**
-     * A local server that closes, and lets its pipeline be emptied, while a connecting channel is being handed to
-     * it: the accepted channel then reaches no acceptor and is dropped. Netty calls {@link #newLocalChannel} on the
-     * connecting channel's event loop after it found this server in the local registry; the waits are on this
-     * server's loop, another one.
+     * Closes {@code server}, and lets its pipeline be emptied, while a connecting channel is being handed to it: the
+     * accepted channel then reaches no acceptor. Called where Netty calls {@code newLocalChannel}: on the connecting
+     * channel's event loop, after it found the server in the local registry; the waits are on the server's loop.
      */
+    private static void closeWhileAccepting(LocalServerChannel server) {
+        server.close().syncUninterruptibly();
+        // Closing queued the deregistration, which empties the pipeline: a task queued now runs after it.
+        server.eventLoop().submit(() -> { }).syncUninterruptibly();
+    }
+
+    /** Netty's local server, closing while it accepts: it drops the accepted channel. */
     private static final class ClosesWhileAccepting extends LocalServerChannel {
         @Override
         protected LocalChannel newLocalChannel(LocalChannel peer) {
-            close().syncUninterruptibly();
-            // Closing queued the deregistration, which empties the pipeline: a task queued now runs after it.
-            eventLoop().submit(() -> { }).syncUninterruptibly();
+            closeWhileAccepting(this);
+            return super.newLocalChannel(peer);
+        }
+    }
+
+    /** The transport's local data server, closing while it accepts. */
+    private static final class DataServerClosesWhileAccepting extends LocalDataServerChannel {
+        @Override
+        protected LocalChannel newLocalChannel(LocalChannel peer) {
+            closeWhileAccepting(this);
             return super.newLocalChannel(peer);
         }
     }
