@@ -247,14 +247,15 @@ public final class ConnectionManager implements ProducerConnections {
                 // Registered or not, the channel must not come up later: the groups are shut down next.
                 bound.channel().close();
                 throw new ShuffleException("the data server of " + context.resourceId() + " (" + type
-                        + " transport) was not bound to " + bindTo + " within " + timeoutMillis + " ms: its event "
-                        + "loop did not run the registration and bind; a stuck or starved event loop, or raise "
-                        + ShuffleOptions.NETTY_BIND_TIMEOUT.key());
+                        + " transport) was not bound to " + bindTo + " within " + timeoutMillis + " ms ("
+                        + ShuffleOptions.NETTY_BIND_TIMEOUT.key() + "): its event loop did not register and bind it, "
+                        + "so the loop is stuck or starved of CPU; raise " + ShuffleOptions.NETTY_BIND_TIMEOUT.key()
+                        + " only for a machine that is that overloaded");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while binding the data server of " + context.resourceId() + " ("
-                    + type + " transport) to " + bindTo, e);
+                    + type + " transport) to " + bindTo + ": the thread calling start() was interrupted", e);
         }
         if (!bound.isSuccess()) {
             Throwable cause = bound.cause();

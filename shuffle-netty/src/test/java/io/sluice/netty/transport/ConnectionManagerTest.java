@@ -1,12 +1,8 @@
 package io.sluice.netty.transport;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalIoHandler;
-import io.netty.channel.local.LocalServerChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
@@ -114,7 +110,7 @@ class ConnectionManagerTest {
         assertEquals(0, manager.openConnections());
     }
 
-    // A start never hangs on its event loop: one that never runs fails start() within the bind timeout.
+    // NCM-2: a start never hangs on its event loop; one that never runs fails start() within the bind timeout.
     @Test
     @Timeout(20)
     void eventLoopThatNeverRuns_failsStartWithinTheBindTimeout_namingTransportAddressAndOption() {
@@ -132,18 +128,15 @@ class ConnectionManagerTest {
         assertThrows(IllegalStateException.class, manager::clientFactory, "a failed start leaves no client");
     }
 
-    // The race behind ProducerEnvironmentClosedWhileConnectingTest's hang, made deterministic: the producer's
-    // local data server closes after the consumer's connect found it in Netty's local registry, before it accepts.
+    // PCF-6: the race behind ProducerEnvironmentClosedWhileConnectingTest's hang, made deterministic: the producer's
+    // local server closes after the consumer's connect found it in Netty's local registry, before it accepts.
     @Test
     @Timeout(20)
     void localServerClosedBetweenLookupAndAccept_failsTheConnectWithinTheConnectTimeout() throws Exception {
         InetSocketAddress producerAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
         EventLoopGroup producerLoop = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
         try {
-            new ServerBootstrap().group(producerLoop)
-                    .channelFactory(ClosesWhileAccepting::new)
-                    .childHandler(new ChannelInboundHandlerAdapter())
-                    .bind(ConnectionManager.localAddressOf(producerAddress)).sync();
+            ServersClosingWhileAccepting.bindNettys(producerLoop, producerAddress);
             ConnectionManager consumer = managers.create("consumer", "local", 0, new ResultPartitionManager(),
                     config -> config.with(ShuffleOptions.NETTY_CONNECT_TIMEOUT, Duration.ofMillis(200)),
                     group -> new DefaultThreadFactory(group, true));
@@ -163,17 +156,14 @@ class ConnectionManagerTest {
         }
     }
 
-    // The same race against the transport's own local data server: it refuses the late connection at once.
+    // PCF-6: the same race against the transport's own local data server: it refuses the late connection at once.
     @Test
     @Timeout(20)
     void localDataServerClosedBetweenLookupAndAccept_refusesTheConnectAtOnce() throws Exception {
         InetSocketAddress producerAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), 2);
         EventLoopGroup producerLoop = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
         try {
-            new ServerBootstrap().group(producerLoop)
-                    .channelFactory(DataServerClosesWhileAccepting::new)
-                    .childHandler(new ChannelInboundHandlerAdapter())
-                    .bind(ConnectionManager.localAddressOf(producerAddress)).sync();
+            ServersClosingWhileAccepting.bindDataServer(producerLoop, producerAddress);
             // Longer than the test may take: only the refusal can end the connect in time.
             ConnectionManager consumer = managers.create("consumer", "local", 0, new ResultPartitionManager(),
                     config -> config.with(ShuffleOptions.NETTY_CONNECT_TIMEOUT, Duration.ofMinutes(5)),
@@ -189,35 +179,6 @@ class ConnectionManagerTest {
             Await.until(() -> consumer.openConnections() == 0, "the refused channel is closed");
         } finally {
             producerLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
-        }
-    }
-
-    /**
-     * Closes {@code server}, and lets its pipeline be emptied, while a connecting channel is being handed to it: the
-     * accepted channel then reaches no acceptor. Called where Netty calls {@code newLocalChannel}: on the connecting
-     * channel's event loop, after it found the server in the local registry; the waits are on the server's loop.
-     */
-    private static void closeWhileAccepting(LocalServerChannel server) {
-        server.close().syncUninterruptibly();
-        // Closing queued the deregistration, which empties the pipeline: a task queued now runs after it.
-        server.eventLoop().submit(() -> { }).syncUninterruptibly();
-    }
-
-    /** Netty's local server, closing while it accepts: it drops the accepted channel. */
-    private static final class ClosesWhileAccepting extends LocalServerChannel {
-        @Override
-        protected LocalChannel newLocalChannel(LocalChannel peer) {
-            closeWhileAccepting(this);
-            return super.newLocalChannel(peer);
-        }
-    }
-
-    /** The transport's local data server, closing while it accepts. */
-    private static final class DataServerClosesWhileAccepting extends LocalDataServerChannel {
-        @Override
-        protected LocalChannel newLocalChannel(LocalChannel peer) {
-            closeWhileAccepting(this);
-            return super.newLocalChannel(peer);
         }
     }
 }
