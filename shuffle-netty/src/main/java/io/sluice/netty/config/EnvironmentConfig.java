@@ -37,9 +37,10 @@ import java.util.List;
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
                                 String transport, int port, int serverThreads, int clientThreads,
-                                Duration connectTimeout, Duration bindTimeout, Duration initialBackoff, Duration maxBackoff,
-                                Duration heartbeatInterval, Duration heartbeatTimeout, TlsSettings tls,
-                                List<String> tmpDirs, long blockingReadMemory, String compressionCodec) {
+                                Duration connectTimeout, Duration bindTimeout, Duration initialBackoff,
+                                Duration maxBackoff, Duration heartbeatInterval, Duration heartbeatTimeout,
+                                TlsSettings tls, List<String> tmpDirs, long blockingReadMemory,
+                                String compressionCodec) {
 
     /**
      * Reads and checks the context's configuration.

@@ -288,7 +288,8 @@ public final class ConnectionManager implements ProducerConnections {
                         ChannelPipeline pipeline = channel.pipeline();
                         if (type == TransportType.LOCAL) {
                             // Netty's socket channels time their connects out; its local channel does not.
-                            pipeline.addLast(LocalConnectTimeout.NAME, new LocalConnectTimeout(config.connectTimeout()));
+                            pipeline.addLast(LocalConnectTimeout.NAME,
+                                    new LocalConnectTimeout(config.connectTimeout()));
                         }
                         if (usesTls()) {
                             pipeline.addLast("tls", tls.newClientHandler(channel.alloc()));

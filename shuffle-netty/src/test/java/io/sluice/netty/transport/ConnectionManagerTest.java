@@ -1,8 +1,5 @@
 package io.sluice.netty.transport;
 
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.local.LocalIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
@@ -23,7 +20,6 @@ import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -133,26 +129,13 @@ class ConnectionManagerTest {
     @Test
     @Timeout(20)
     void localServerClosedBetweenLookupAndAccept_failsTheConnectWithinTheConnectTimeout() throws Exception {
-        InetSocketAddress producerAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
-        EventLoopGroup producerLoop = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
-        try {
-            ServersClosingWhileAccepting.bindNettys(producerLoop, producerAddress);
-            ConnectionManager consumer = managers.create("consumer", "local", 0, new ResultPartitionManager(),
-                    config -> config.with(ShuffleOptions.NETTY_CONNECT_TIMEOUT, Duration.ofMillis(200)),
-                    group -> new DefaultThreadFactory(group, true));
-            consumer.start();
-
-            TransportException error = assertThrows(TransportException.class,
-                    () -> consumer.createPartitionRequestClient(new ConnectionId(producerAddress, 0,
-                            RemoteChannels.PRODUCER)));
+        InetSocketAddress producer = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
+        try (ServerClosingWhileAccepting ignored = ServerClosingWhileAccepting.nettys(producer)) {
+            TransportException error = connectFails(producer, Duration.ofMillis(200));
 
             String message = error.getMessage();
             assertTrue(message.contains("200 ms") && message.contains(ShuffleOptions.NETTY_CONNECT_TIMEOUT.key()),
                     message);
-            assertEquals(producerAddress, error.remoteAddress());
-            Await.until(() -> consumer.openConnections() == 0, "the timed-out channel is closed");
-        } finally {
-            producerLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
     }
 
@@ -160,25 +143,27 @@ class ConnectionManagerTest {
     @Test
     @Timeout(20)
     void localDataServerClosedBetweenLookupAndAccept_refusesTheConnectAtOnce() throws Exception {
-        InetSocketAddress producerAddress = new InetSocketAddress(InetAddress.getLoopbackAddress(), 2);
-        EventLoopGroup producerLoop = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
-        try {
-            ServersClosingWhileAccepting.bindDataServer(producerLoop, producerAddress);
+        InetSocketAddress producer = new InetSocketAddress(InetAddress.getLoopbackAddress(), 2);
+        try (ServerClosingWhileAccepting ignored = ServerClosingWhileAccepting.dataServer(producer)) {
             // Longer than the test may take: only the refusal can end the connect in time.
-            ConnectionManager consumer = managers.create("consumer", "local", 0, new ResultPartitionManager(),
-                    config -> config.with(ShuffleOptions.NETTY_CONNECT_TIMEOUT, Duration.ofMinutes(5)),
-                    group -> new DefaultThreadFactory(group, true));
-            consumer.start();
-
-            TransportException error = assertThrows(TransportException.class,
-                    () -> consumer.createPartitionRequestClient(new ConnectionId(producerAddress, 0,
-                            RemoteChannels.PRODUCER)));
+            TransportException error = connectFails(producer, Duration.ofMinutes(5));
 
             assertTrue(error.getCause() instanceof ClosedChannelException, "refused, not timed out: " + error);
-            assertEquals(producerAddress, error.remoteAddress());
-            Await.until(() -> consumer.openConnections() == 0, "the refused channel is closed");
-        } finally {
-            producerLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
+    }
+
+    /** The failure of a new local consumer's connect to {@code producer}, once the consumer's channel is closed. */
+    private TransportException connectFails(InetSocketAddress producer, Duration connectTimeout) throws Exception {
+        ConnectionManager consumer = managers.create("consumer", "local", 0, new ResultPartitionManager(),
+                config -> config.with(ShuffleOptions.NETTY_CONNECT_TIMEOUT, connectTimeout),
+                group -> new DefaultThreadFactory(group, true));
+        consumer.start();
+
+        TransportException error = assertThrows(TransportException.class,
+                () -> consumer.createPartitionRequestClient(new ConnectionId(producer, 0, RemoteChannels.PRODUCER)));
+
+        assertEquals(producer, error.remoteAddress());
+        Await.until(() -> consumer.openConnections() == 0, "the consumer's channel is closed");
+        return error;
     }
 }

@@ -1,8 +1,5 @@
 package io.sluice.netty.transport;
 
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.local.LocalIoHandler;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
@@ -29,23 +26,21 @@ class PartitionReleaseClientTest {
     @Test
     void localReleaseToAServerClosingWhileItAccepts_failsWithinTheConnectTimeout() throws Exception {
         InetSocketAddress environment = new InetSocketAddress(InetAddress.getLoopbackAddress(), 3);
-        EventLoopGroup environmentLoop = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
-        try (PartitionReleaseClient client = new PartitionReleaseClient("local", null, Duration.ofMillis(200),
-                Duration.ofSeconds(5))) {
-            ServersClosingWhileAccepting.bindNettys(environmentLoop, environment);
+        try (ServerClosingWhileAccepting ignored = ServerClosingWhileAccepting.nettys(environment);
+             PartitionReleaseClient client = new PartitionReleaseClient("local", null, Duration.ofMillis(200),
+                     Duration.ofSeconds(5))) {
             ResultPartitionId partition = ResultPartitionId.random();
 
             CompletableFuture<Void> released = client.release(environment, List.of(partition));
 
             // Bounded only to turn a hang into a failure; the connect times out after 200 ms.
-            ExecutionException failed = assertThrows(ExecutionException.class, () -> released.get(20, TimeUnit.SECONDS));
+            ExecutionException failed = assertThrows(ExecutionException.class,
+                    () -> released.get(20, TimeUnit.SECONDS));
             assertTrue(failed.getCause() instanceof ShuffleException, failed.getCause().toString());
             String message = failed.getCause().getMessage();
             assertTrue(message.contains(partition.toString()) && message.contains("cannot connect"), message);
             assertTrue(message.contains("200 ms") && message.contains(ShuffleOptions.NETTY_CONNECT_TIMEOUT.key()),
                     message);
-        } finally {
-            environmentLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
     }
 }
