@@ -180,6 +180,18 @@ public final class ShuffleOptions {
                     + "segment.",
             ConfigValueType.BYTES, ConfigValueRule.atLeast(1));
 
+    /**
+     * How a blocking partition's data reaches a TCP connection without TLS or compression: sendfile from the file
+     * (always), through the read memory (never), or sendfile only to consumers on other hosts (auto).
+     */
+    public static final ConfigOption<String> BLOCKING_ZERO_COPY = new ConfigOption<>(
+            "shuffle.blocking.zero-copy", "auto",
+            "How blocking partitions' data goes to a TCP connection without TLS or compression: always = sendfile "
+                    + "from the file (zero copy); never = read into shuffle.blocking.read-memory and written from "
+                    + "there; auto = sendfile to consumers on other hosts, the read memory for consumers on this host "
+                    + "(loopback or a local address), where sendfile measured more CPU.",
+            ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("auto", "always", "never")));
+
     /** Codec for data buffers on the wire and on disk: none or lz4. */
     public static final ConfigOption<String> COMPRESSION_CODEC = new ConfigOption<>(
             "shuffle.compression.codec", "none",
@@ -194,7 +206,7 @@ public final class ShuffleOptions {
             SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,
             SSL_TRUSTSTORE_PASSWORD, SSL_PROVIDER, SSL_HANDSHAKE_TIMEOUT,
             NETTY_HEARTBEAT_INTERVAL, NETTY_HEARTBEAT_TIMEOUT,
-            TMP_DIRS, BLOCKING_READ_MEMORY, COMPRESSION_CODEC);
+            TMP_DIRS, BLOCKING_READ_MEMORY, BLOCKING_ZERO_COPY, COMPRESSION_CODEC);
 
     private ShuffleOptions() {
     }

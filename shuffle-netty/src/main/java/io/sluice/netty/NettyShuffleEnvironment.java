@@ -440,4 +440,10 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
     public String toString() {
         return "shuffle environment " + context.resourceId();
     }
+
+    /** The reader of this environment's blocking partitions and its read budget; for tests. */
+    BlockingReadScheduler blockingReads() {
+        return blockingReads;
+    }
+
 }

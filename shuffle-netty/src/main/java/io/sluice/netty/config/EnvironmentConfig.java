@@ -32,6 +32,7 @@ import java.util.List;
  * @param tls                     the TLS settings, or null when TLS is disabled
  * @param tmpDirs                 directories for blocking partitions' files (never empty)
  * @param blockingReadMemory      bytes this environment uses to read blocking partitions, all readers together
+ * @param blockingZeroCopy        auto, always or never: when blocking partitions' data goes to TCP by sendfile
  * @param compressionCodec        none or lz4
  */
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
@@ -40,7 +41,7 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                                 Duration connectTimeout, Duration bindTimeout, Duration initialBackoff,
                                 Duration maxBackoff, Duration heartbeatInterval, Duration heartbeatTimeout,
                                 TlsSettings tls, List<String> tmpDirs, long blockingReadMemory,
-                                String compressionCodec) {
+                                String blockingZeroCopy, String compressionCodec) {
 
     /**
      * Reads and checks the context's configuration.
@@ -92,6 +93,7 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 tls,
                 tmpDirs(config.get(ShuffleOptions.TMP_DIRS)),
                 config.get(ShuffleOptions.BLOCKING_READ_MEMORY),
+                config.get(ShuffleOptions.BLOCKING_ZERO_COPY),
                 config.get(ShuffleOptions.COMPRESSION_CODEC));
     }
 

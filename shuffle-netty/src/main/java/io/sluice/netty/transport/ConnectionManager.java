@@ -107,6 +107,8 @@ public final class ConnectionManager implements ProducerConnections {
     private final TransportMetrics metrics = new TransportMetrics();
     /** lz4 for data buffers on the wire (shuffle.compression.codec), or null. */
     private final BufferCompressor compressor;
+    /** When blocking partitions' data goes to a TCP consumer by sendfile (shuffle.blocking.zero-copy). */
+    private final ZeroCopyMode zeroCopy;
     private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     private final Object lock = new Object();
@@ -157,6 +159,7 @@ public final class ConnectionManager implements ProducerConnections {
         this.pipelineHook = Objects.requireNonNull(pipelineHook, "pipelineHook");
         this.dataAddress = new InetSocketAddress(context.bindAddress(), 0);
         this.compressor = config.compressionEnabled() ? new BufferCompressor() : null;
+        this.zeroCopy = ZeroCopyMode.of(config.blockingZeroCopy());
     }
 
     /**
@@ -210,9 +213,11 @@ public final class ConnectionManager implements ProducerConnections {
                             return;
                         }
                         // FileRegions need a TCP socket and no handler that rewrites bytes: not on the local
-                        // transport, and not under TLS (SslHandler encrypts ByteBufs only).
+                        // transport, and not under TLS (SslHandler encrypts ByteBufs only); and the zero-copy option
+                        // decides by the consumer's address.
                         PartitionRequestQueue queue = new PartitionRequestQueue(metrics, compressor,
-                                type != TransportType.LOCAL && !usesTls());
+                                type != TransportType.LOCAL && !usesTls()
+                                        && zeroCopy.sendsFilesTo(channel.remoteAddress()));
                         ChannelPipeline pipeline = channel.pipeline();
                         if (usesTls()) {
                             pipeline.addLast("tls", tls.newServerHandler(channel.alloc()))
