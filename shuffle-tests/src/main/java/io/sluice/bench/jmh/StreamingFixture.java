@@ -10,6 +10,7 @@ import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleMaster;
+import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.api.UnionInputGate;
@@ -216,6 +217,7 @@ final class StreamingFixture {
      */
     void close() throws Exception {
         producing = false;
+        printBuffersSent();
         try {
             for (Thread thread : threads) {
                 thread.join(JOIN_MILLIS);
@@ -239,6 +241,19 @@ final class StreamingFixture {
             }
             master.close();
             environments.close();
+        }
+    }
+
+    /**
+     * Prints (stderr, in the JMH output) the data buffers the producing side wrote to the transport and their mean
+     * size: the cost per buffer is paid per buffer sent, and with many channels a flush may send a buffer before it
+     * is full. Nothing for in-process links, which send no buffer.
+     */
+    private void printBuffersSent() {
+        ShuffleMetrics sent = environments.get(0).metrics();
+        if (sent.buffersSent() > 0) {
+            System.err.printf("# data buffers sent: %d, %.0f bytes per buffer; records delivered: %d%n",
+                    sent.buffersSent(), (double) sent.bytesSent() / sent.buffersSent(), delivered.total());
         }
     }
 
