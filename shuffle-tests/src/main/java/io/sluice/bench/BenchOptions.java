@@ -21,12 +21,13 @@ import java.time.Duration;
  * @param bindAddress where serve's data port listens
  * @param ticket what consume reads; null for run and serve
  * @param blocking true for --partition-type blocking (run only)
+ * @param warmUpBytes blocking runs: bytes written and read once, unmeasured, before the measured phases (0: none)
  * @param report where --report writes the HTML page, or null
  */
 record BenchOptions(Command command, boolean help, int producers, int consumers, int environments,
                     Workload workload, ShuffleConfig shuffleConfig, Duration timeout,
                     Duration sampleInterval, ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket,
-                    boolean blocking, Path report) {
+                    boolean blocking, long warmUpBytes, Path report) {
 
     /** Without --timeout, a run gets this long; a timed run gets its duration plus this. */
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);

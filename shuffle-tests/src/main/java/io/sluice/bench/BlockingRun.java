@@ -22,10 +22,13 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code run --partition-type blocking}: the producers write blocking partitions to disk (the write phase, timed),
- * then the consumers read them (the read phase, timed), then {@code dd} measures what the temp directory's disk can
- * do, for comparison. Producers on the first environment, consumers on the last (the same with one). Used by the
- * main thread.
+ * {@code run --partition-type blocking}: first {@code dd} measures what the temp directory's disk can do, for
+ * comparison; then, unless {@code --warmup-bytes 0}, a smaller set of blocking partitions is written and read once,
+ * unmeasured, so that the measured phases run compiled code (a JVM compiles the read path only once reading starts,
+ * and on two vCPUs the compiler then takes a large share of a read phase of a few GB); then the producers write the
+ * measured blocking partitions to disk (the write phase, timed) and the consumers read them (the read phase, timed).
+ * Every record of both rounds is verified. Producers on the first environment, consumers on the last (the same with
+ * one). Used by the main thread.
  */
 final class BlockingRun {
 
@@ -40,8 +43,6 @@ final class BlockingRun {
     /** @return the summary of both phases; a failure of any kind is in it, never thrown */
     RunSummary execute() {
         ShuffleConfig config = options.shuffleConfig();
-        int producers = options.producers();
-        int consumers = options.consumers();
         try {
             // First, on a quiet disk: dd's limits of the temp directory, for comparison.
             err.println("measuring the temp directory with dd");
@@ -51,52 +52,24 @@ final class BlockingRun {
             for (int i = 0; i < options.environments(); i++) {
                 contexts.add(ShuffleEnvironmentContext.of(config, new ResourceId("bench-env-" + i)));
             }
-            MeasuredRun.Outcome write;
-            MeasuredRun.Outcome read;
-            ConsumerSide consumerSide;
-            long written;
             try (Environments environments = Environments.start(factory, contexts);
                  ShuffleMaster master = factory.createShuffleMaster(config)) {
-                ShuffleEnvironment producerEnvironment = environments.get(0);
-                ShuffleEnvironment consumerEnvironment = environments.get(options.environments() - 1);
-                List<ShuffleDescriptor> partitions = new ArrayList<>();
-                List<ResultPartitionWriter> writers = new ArrayList<>();
-                for (int p = 0; p < producers; p++) {
-                    ShuffleDescriptor partition = Wiring.register(master, ResultPartitionId.random(),
-                            PartitionType.BLOCKING, consumers, new ProducerDescriptor(producerEnvironment.resourceId(),
-                                    producerEnvironment.dataAddress()));
-                    partitions.add(partition);
-                    ResultPartitionWriter writer = Wiring.writer(producerEnvironment, "producer-" + p, partition,
-                            PartitionType.BLOCKING, consumers);
-                    writer.setup();
-                    writers.add(writer);
+                if (options.warmUpBytes() > 0) {
+                    Workload measured = options.workload();
+                    Workload warmUp = new Workload(measured.sizes(), options.warmUpBytes(), null, measured.seed(),
+                            null);
+                    Phases phases = writeThenRead(environments, master, warmUp, "warm-up ");
+                    if (phases.failure() != null) {
+                        return summary(phases.readBytes(), phases.readRecords(), phases.write(), phases.read(),
+                                phases.written(), limits, phases.failure());
+                    }
+                    err.println(String.format(Locale.ROOT, "warm-up done (unmeasured): write %s, read %s",
+                            DiskLimits.rate(phases.writeRate()), DiskLimits.rate(phases.readRate())));
                 }
-                ProducerSide producerSide = new ProducerSide(writers, options.workload());
-                err.println("write phase: " + producers + " producers write " + consumers + " subpartitions each");
-                write = MeasuredRun.execute(options, err, environments, producerSide.tasks(), producerSide::bytes,
-                        null);
-                written = producerSide.bytes();
-                if (write.failure() != null) {
-                    return summary(0, 0, write, write, 0, limits, write.failure());
-                }
-                List<InputGate> gates = new ArrayList<>();
-                for (int c = 0; c < consumers; c++) {
-                    InputGate gate = Wiring.gate(consumerEnvironment, "consumer-" + c, c, partitions);
-                    gate.setup();
-                    gates.add(gate);
-                }
-                consumerSide = new ConsumerSide(gates, producers);
-                err.println("read phase: " + consumers + " consumers read their subpartition of every partition");
-                read = MeasuredRun.execute(options, err, environments, consumerSide.tasks(), consumerSide::bytes,
-                        null);
-                List<ResultPartitionId> ids = new ArrayList<>();
-                for (ShuffleDescriptor partition : partitions) {
-                    ids.add(partition.partitionId());
-                }
-                producerEnvironment.releasePartitionsLocally(ids);
+                Phases phases = writeThenRead(environments, master, options.workload(), "");
+                return summary(phases.readBytes(), phases.readRecords(), phases.write(), phases.read(),
+                        phases.written(), limits, phases.failure());
             }
-            return summary(consumerSide.bytes(), consumerSide.records(), write, read, written, limits,
-                    read.failure());
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -104,6 +77,71 @@ final class BlockingRun {
             MeasuredRun.Outcome none = new MeasuredRun.Outcome(e, 0, MemoryPeak.NONE, 0, SoakReport.NONE, FlowSummary.NONE,
                     ReportSeries.NONE);
             return summary(0, 0, none, none, 0, null, e);
+        }
+    }
+
+    /**
+     * Writes {@code workload} into new blocking partitions (the write phase), reads them with a consumer per
+     * subpartition (the read phase) and releases them; {@code label} starts each phase's progress line.
+     */
+    private Phases writeThenRead(Environments environments, ShuffleMaster master, Workload workload, String label)
+            throws Exception {
+        int producers = options.producers();
+        int consumers = options.consumers();
+        ShuffleEnvironment producerEnvironment = environments.get(0);
+        ShuffleEnvironment consumerEnvironment = environments.get(options.environments() - 1);
+        List<ShuffleDescriptor> partitions = new ArrayList<>();
+        List<ResultPartitionWriter> writers = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            ShuffleDescriptor partition = Wiring.register(master, ResultPartitionId.random(),
+                    PartitionType.BLOCKING, consumers, new ProducerDescriptor(producerEnvironment.resourceId(),
+                            producerEnvironment.dataAddress()));
+            partitions.add(partition);
+            ResultPartitionWriter writer = Wiring.writer(producerEnvironment, "producer-" + p, partition,
+                    PartitionType.BLOCKING, consumers);
+            writer.setup();
+            writers.add(writer);
+        }
+        ProducerSide producerSide = new ProducerSide(writers, workload);
+        err.println(label + "write phase: " + producers + " producers write " + consumers + " subpartitions each");
+        MeasuredRun.Outcome write = MeasuredRun.execute(options, workload, err, environments, producerSide.tasks(),
+                producerSide::bytes, null);
+        long written = producerSide.bytes();
+        if (write.failure() != null) {
+            return new Phases(write, write, written, 0, 0);
+        }
+        List<InputGate> gates = new ArrayList<>();
+        for (int c = 0; c < consumers; c++) {
+            InputGate gate = Wiring.gate(consumerEnvironment, "consumer-" + c, c, partitions);
+            gate.setup();
+            gates.add(gate);
+        }
+        ConsumerSide consumerSide = new ConsumerSide(gates, producers);
+        err.println(label + "read phase: " + consumers + " consumers read their subpartition of every partition");
+        MeasuredRun.Outcome read = MeasuredRun.execute(options, workload, err, environments, consumerSide.tasks(),
+                consumerSide::bytes, null);
+        List<ResultPartitionId> ids = new ArrayList<>();
+        for (ShuffleDescriptor partition : partitions) {
+            ids.add(partition.partitionId());
+        }
+        producerEnvironment.releasePartitionsLocally(ids);
+        return new Phases(write, read, written, consumerSide.bytes(), consumerSide.records());
+    }
+
+    /** The outcome of one {@link #writeThenRead}: the read is the write when the write failed. */
+    private record Phases(MeasuredRun.Outcome write, MeasuredRun.Outcome read, long written, long readBytes,
+                          long readRecords) {
+
+        Throwable failure() {
+            return write.failure() != null ? write.failure() : read.failure();
+        }
+
+        double writeRate() {
+            return write.wallNanos() == 0 ? 0 : written * 1e9 / write.wallNanos();
+        }
+
+        double readRate() {
+            return read.wallNanos() == 0 ? 0 : readBytes * 1e9 / read.wallNanos();
         }
     }
 

@@ -21,6 +21,7 @@ final class Flags {
     static final String BUFFERS_PER_CHANNEL = "--buffers-per-channel";
     static final String FLOATING_BUFFERS = "--floating-buffers";
     static final String PARTITION_TYPE = "--partition-type";
+    static final String WARMUP_BYTES = "--warmup-bytes";
     static final String COMPRESSION = "--compression";
     static final String CONF = "--conf";
     static final String SEED = "--seed";

@@ -29,6 +29,13 @@ abstract class InProcessOptions extends BenchCommand {
                     + " [default: ${DEFAULT-VALUE}]")
     PartitionType partitionType;
 
+    @Option(names = Flags.WARMUP_BYTES, order = 15, paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            defaultValue = "512m",
+            description = "blocking only: bytes written to disk and read back once, unmeasured, before the measured"
+                    + " phases, so that both run compiled code as in a long-running engine (the JIT compiles the read"
+                    + " path only once a read starts); 0 = none [default: ${DEFAULT-VALUE}]")
+    long warmUpBytes;
+
     @Override
     io.sluice.bench.Command command() {
         return io.sluice.bench.Command.RUN;
@@ -42,6 +49,6 @@ abstract class InProcessOptions extends BenchCommand {
         int checkedEnvironments = Counts.check(Flags.ENVIRONMENTS, environments, 1, MAX_ENVIRONMENTS);
         Workload workload = producing.workload(common);
         return options(producers, consumers, checkedEnvironments, workload, config, null, null,
-                partitionType == PartitionType.BLOCKING);
+                partitionType == PartitionType.BLOCKING, warmUpBytes);
     }
 }

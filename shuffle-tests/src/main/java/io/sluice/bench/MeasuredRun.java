@@ -58,10 +58,18 @@ final class MeasuredRun {
     static Outcome execute(BenchOptions options, PrintStream err, Environments environments,
                            List<TaskGroup.Task> tasks, LongSupplier bytesDone, Epilogue epilogue)
             throws InterruptedException {
+        return execute(options, options.workload(), err, environments, tasks, bytesDone, epilogue);
+    }
+
+    /** As {@link #execute(BenchOptions, PrintStream, Environments, List, LongSupplier, Epilogue)}, for {@code workload}
+     * (the progress line's total) rather than the command line's. */
+    static Outcome execute(BenchOptions options, Workload workload, PrintStream err, Environments environments,
+                           List<TaskGroup.Task> tasks, LongSupplier bytesDone, Epilogue epilogue)
+            throws InterruptedException {
         long segmentSize = options.shuffleConfig().get(ShuffleOptions.MEMORY_SEGMENT_SIZE);
         long start = System.nanoTime();
         long deadline = start + options.timeout().toNanos();
-        ProgressPrinter printer = new ProgressPrinter(err, options.progress().resolve(), bytesDone, options.workload(), start);
+        ProgressPrinter printer = new ProgressPrinter(err, options.progress().resolve(), bytesDone, workload, start);
         SoakRecorder soak = new SoakRecorder(new ResourceSampler(environments), err, start, options.sampleInterval());
         ReportSeries series = new ReportSeries(bytesDone, environments::segmentsInUse, environments::totalSegments,
                 new WriterBackpressure(environments.all()), start);

@@ -73,6 +73,11 @@ class BenchCliTest {
         assertTrue(options.blocking());
         assertEquals("lz4", options.shuffleConfig().get(io.sluice.api.ShuffleOptions.COMPRESSION_CODEC));
         assertFalse(BenchCli.parse(new String[0]).blocking());
+        assertEquals(512L << 20, options.warmUpBytes(), "the default warm-up");
+        assertEquals(0, BenchCli.parse(new String[] {"--warmup-bytes", "0"}).warmUpBytes());
+        assertEquals(1L << 30, BenchCli.parse(new String[] {"--warmup-bytes", "1g"}).warmUpBytes());
+        assertUsageStartsWith("Invalid value for option '--warmup-bytes': '-1' is not a byte size", "--warmup-bytes",
+                "-1");
         assertUsage("Invalid value for option '--partition-type': expected one of [PIPELINED, BLOCKING] (case-insensitive)"
                 + " but was 'batch'", "--partition-type", "batch");
     }

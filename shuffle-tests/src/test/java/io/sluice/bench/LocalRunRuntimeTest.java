@@ -51,6 +51,35 @@ class LocalRunRuntimeTest {
     }
 
     @Test
+    void blockingRun_warmsUpOnItsOwnPartitions_thenMeasuresAndVerifiesTheRequestedVolume() {
+        int status = run("--partition-type", "blocking", "--bytes", "16m", "--warmup-bytes", "4m", "--json",
+                "--progress", "plain");
+
+        String json = text(out);
+        String progress = text(err);
+        assertEquals(Main.EXIT_PASS, status, json + progress);
+        assertEquals("PASS", JsonFields.string(json, "verdict"));
+        // The summary counts the measured round only: 16 MiB, not 16 + 4.
+        assertTrue(JsonFields.number(json, "bytes") >= 16L << 20, json);
+        assertTrue(JsonFields.number(json, "bytes") < 20L << 20, json);
+        assertEquals(0, JsonFields.number(json, "buffersNotReturned"));
+        int warmUpRead = progress.indexOf("warm-up read phase: ");
+        int warmUpDone = progress.indexOf("warm-up done (unmeasured): write ");
+        int measuredWrite = progress.indexOf("\nwrite phase: ");
+        assertTrue(warmUpRead >= 0 && warmUpRead < warmUpDone && warmUpDone < measuredWrite, progress);
+    }
+
+    @Test
+    void blockingRun_withoutWarmUp_goesStraightToTheMeasuredPhases() {
+        int status = run("--partition-type", "blocking", "--bytes", "8m", "--warmup-bytes", "0", "--json",
+                "--progress", "plain");
+
+        assertEquals(Main.EXIT_PASS, status, text(out) + text(err));
+        assertFalse(text(err).contains("warm-up"), text(err));
+        assertTrue(text(err).contains("write phase: "), text(err));
+    }
+
+    @Test
     void corruptedRecord_failsTheRunWithExit1NamingTheChannel() {
         // Channel 6 = producer 1 -> consumer 2 of 4 x 4.
         int status = run("--bytes", "16m", "--corrupt-record", "6:20", "--progress", "off");
