@@ -62,7 +62,8 @@ public final class UnionInputGate implements InputGate {
 
     /** Gates the consumer saw finished (polled empty, then {@code isFinished()}). Consumer thread. */
     private final boolean[] gateFinished;
-    private int finishedGates; // consumer thread
+    /** Written by the consumer thread only; volatile for {@link #wakeUpFuture()} from other threads. */
+    private volatile int finishedGates;
     /** Whether the gates' priority futures are armed yet (at the first poll). Consumer thread. */
     private boolean priorityArmed;
 
@@ -171,7 +172,7 @@ public final class UnionInputGate implements InputGate {
             if (gate.isFinished()) {
                 if (!gateFinished[index]) {
                     gateFinished[index] = true;
-                    finishedGates++;
+                    finishedGates = finishedGates + 1; // the consumer thread is the only writer
                 }
             } else {
                 // Polled empty: its wake-up future (renewed by that poll) queues it again.
@@ -223,32 +224,30 @@ public final class UnionInputGate implements InputGate {
 
     /** Queues gate {@code index} to be polled (once); wakes the consumer when it is the first. Any thread. */
     private void gateReady(int index) {
-        CompletableFuture<Void> toComplete = null;
-        synchronized (lock) {
-            if (queued[index]) {
-                return;
-            }
-            queued[index] = true;
-            ready.add(index);
-            if (ready.size() == 1 && priority.size() == 0) {
-                toComplete = readyFuture;
-            }
-        }
-        if (toComplete != null) {
-            toComplete.complete(null);
-        }
+        enqueue(index, false);
     }
 
     /** Queues gate {@code index} as having a priority event (once); wakes the consumer. Any thread. */
     private void priorityReady(int index) {
+        enqueue(index, true);
+    }
+
+    /**
+     * Adds {@code index} to the priority queue or the queue of gates to poll, unless it is there; completes the
+     * union's wake-up future when this made the union go from nothing queued (in either queue) to something. Any
+     * thread.
+     */
+    private void enqueue(int index, boolean priorityEvent) {
         CompletableFuture<Void> toComplete = null;
         synchronized (lock) {
-            if (priorityQueued[index]) {
+            IntQueue queue = priorityEvent ? priority : ready;
+            boolean[] inQueue = priorityEvent ? priorityQueued : queued;
+            if (inQueue[index]) {
                 return;
             }
-            priorityQueued[index] = true;
-            priority.add(index);
-            if (priority.size() == 1 && ready.size() == 0) {
+            inQueue[index] = true;
+            queue.add(index);
+            if (ready.size() + priority.size() == 1) {
                 toComplete = readyFuture;
             }
         }
@@ -288,15 +287,17 @@ public final class UnionInputGate implements InputGate {
      * {@inheritDoc}
      *
      * <p>The union's own future: done while a gate is queued to be polled (a gate whose wake-up future completed, or
-     * that handed something out and may have more), else pending until the thread that completes a gate's
-     * wake-up future queues it. A done future may still find nothing: the gate's poll then re-arms it.
+     * that handed something out and may have more) and once every gate was seen finished, else pending until the
+     * thread that completes a gate's wake-up future queues it. A done future may still find nothing: the gate's
+     * poll then re-arms it.
      *
      * @return completes when a gate that has not finished may have something, or finishes or fails
      */
     @Override
     public CompletableFuture<?> wakeUpFuture() {
         synchronized (lock) {
-            if (ready.size() > 0 || priority.size() > 0) {
+            // Every gate is queued, waiting on its armed future, or seen finished (then never armed again).
+            if (ready.size() > 0 || priority.size() > 0 || finishedGates == gates.size()) {
                 return DONE;
             }
             if (readyFuture.isDone()) {

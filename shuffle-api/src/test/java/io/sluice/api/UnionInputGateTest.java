@@ -201,6 +201,21 @@ class UnionInputGateTest {
         next.recycle();
     }
 
+    @Test
+    void wakeUpFuture_isDoneOnceEveryGateFinished() throws Exception {
+        List<ScriptedInputGate> gates = gates(2);
+        UnionInputGate union = new UnionInputGate(new ArrayList<>(gates));
+        assertEquals(Optional.empty(), union.pollNext());
+        CompletableFuture<?> wakeUp = union.wakeUpFuture();
+
+        gates.get(0).finish();
+        gates.get(1).finish();
+
+        assertTrue(wakeUp.isDone(), "a gate finishing wakes the union");
+        assertEquals(Optional.empty(), union.getNext());
+        assertTrue(union.wakeUpFuture().isDone(), "nothing left to wait for");
+    }
+
     private static List<ScriptedInputGate> gates(int count) {
         List<ScriptedInputGate> gates = new ArrayList<>();
         for (int i = 0; i < count; i++) {
