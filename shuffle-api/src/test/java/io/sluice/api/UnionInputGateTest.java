@@ -83,9 +83,7 @@ class UnionInputGateTest {
         ScriptedInputGate first = new ScriptedInputGate(1);
         ScriptedInputGate second = new ScriptedInputGate(2);
         UnionInputGate union = new UnionInputGate(List.of(first, second));
-        CompletableFuture<Optional<BufferOrEvent>> next = BackgroundTask.start("blocked-union-reader", union::getNext).result();
-        first.awaitWaiting();
-        second.awaitWaiting();
+        CompletableFuture<Optional<BufferOrEvent>> next = getNextInBackground(union, first, second);
 
         second.add(TestBuffer.buffer(1, new byte[] {5}));
 
@@ -102,10 +100,7 @@ class UnionInputGateTest {
         List<ScriptedInputGate> gates = gates(100);
         UnionInputGate union = new UnionInputGate(new ArrayList<>(gates));
         CompletableFuture<Optional<BufferOrEvent>> next =
-                BackgroundTask.start("blocked-union-reader", union::getNext).result();
-        for (ScriptedInputGate gate : gates) {
-            gate.awaitWaiting();
-        }
+                getNextInBackground(union, gates.toArray(new ScriptedInputGate[0]));
 
         gates.get(57).add(TestBuffer.buffer(0, new byte[] {57}));
 
@@ -171,10 +166,7 @@ class UnionInputGateTest {
         ScriptedInputGate first = new ScriptedInputGate(1);
         ScriptedInputGate second = new ScriptedInputGate(1);
         UnionInputGate union = new UnionInputGate(List.of(first, second));
-        CompletableFuture<Optional<BufferOrEvent>> next =
-                BackgroundTask.start("blocked-union-reader", union::getNext).result();
-        first.awaitWaiting();
-        second.awaitWaiting();
+        CompletableFuture<Optional<BufferOrEvent>> next = getNextInBackground(union, first, second);
 
         second.addPriority(TestBuffer.event(0, new byte[] {4}));
 
@@ -216,6 +208,17 @@ class UnionInputGateTest {
         assertTrue(union.wakeUpFuture().isDone(), "nothing left to wait for");
     }
 
+    /** Starts {@code union.getNext()} on another thread and returns once it waits on every gate given. */
+    private static CompletableFuture<Optional<BufferOrEvent>> getNextInBackground(UnionInputGate union,
+            ScriptedInputGate... waitingOn) throws InterruptedException {
+        CompletableFuture<Optional<BufferOrEvent>> next =
+                BackgroundTask.start("blocked-union-reader", union::getNext).result();
+        for (ScriptedInputGate gate : waitingOn) {
+            gate.awaitWaiting();
+        }
+        return next;
+    }
+
     private static List<ScriptedInputGate> gates(int count) {
         List<ScriptedInputGate> gates = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -237,10 +240,7 @@ class UnionInputGateTest {
         ScriptedInputGate first = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
         ScriptedInputGate second = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
         UnionInputGate union = new UnionInputGate(List.of(first, second));
-        CompletableFuture<Optional<BufferOrEvent>> next =
-                BackgroundTask.start("blocked-union-reader", union::getNext).result();
-        first.awaitWaiting();
-        second.awaitWaiting();
+        CompletableFuture<Optional<BufferOrEvent>> next = getNextInBackground(union, first, second);
 
         second.add(TestBuffer.buffer(0, new byte[] {7}));
 
@@ -257,9 +257,7 @@ class UnionInputGateTest {
         finished.finish();
         ScriptedInputGate open = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
         UnionInputGate union = new UnionInputGate(List.of(finished, open));
-        CompletableFuture<Optional<BufferOrEvent>> next =
-                BackgroundTask.start("blocked-union-reader", union::getNext).result();
-        open.awaitWaiting();
+        CompletableFuture<Optional<BufferOrEvent>> next = getNextInBackground(union, open);
 
         open.add(TestBuffer.buffer(0, new byte[] {9}));
 
