@@ -88,6 +88,12 @@ public final class ShuffleOptions {
             "How long a consumer waits for a connection to a producer to open.",
             ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
 
+    /** How long starting an environment waits for its data server to come up. */
+    public static final ConfigOption<Duration> NETTY_BIND_TIMEOUT = new ConfigOption<>(
+            "shuffle.netty.bind-timeout", Duration.ofSeconds(30),
+            "How long start() waits for the data server's event loop to register and bind it; past it start() fails.",
+            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+
     /** First wait before a request for a not yet registered partition is retried. */
     public static final ConfigOption<Duration> PARTITION_REQUEST_INITIAL_BACKOFF = new ConfigOption<>(
             "shuffle.partition-request.initial-backoff", Duration.ofMillis(100),
@@ -184,7 +190,7 @@ public final class ShuffleOptions {
             SHUFFLE_SERVICE_FACTORY_CLASS, MEMORY_TOTAL, MEMORY_SEGMENT_SIZE, BUFFERS_PER_CHANNEL,
             FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_SUBPARTITION, OUTPUT_FLUSH_INTERVAL,
             NETTY_TRANSPORT, NETTY_PORT, NETTY_SERVER_THREADS, NETTY_CLIENT_THREADS,
-            NETTY_CONNECT_TIMEOUT, PARTITION_REQUEST_INITIAL_BACKOFF, PARTITION_REQUEST_MAX_BACKOFF,
+            NETTY_CONNECT_TIMEOUT, NETTY_BIND_TIMEOUT, PARTITION_REQUEST_INITIAL_BACKOFF, PARTITION_REQUEST_MAX_BACKOFF,
             SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,
             SSL_TRUSTSTORE_PASSWORD, SSL_PROVIDER, SSL_HANDSHAKE_TIMEOUT,
             NETTY_HEARTBEAT_INTERVAL, NETTY_HEARTBEAT_TIMEOUT,

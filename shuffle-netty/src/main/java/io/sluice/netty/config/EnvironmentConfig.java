@@ -23,7 +23,8 @@ import java.util.List;
  * @param port                    0 for any free port
  * @param serverThreads           0 for the number of cores
  * @param clientThreads           0 for the number of cores
- * @param connectTimeout          TCP connect timeout
+ * @param connectTimeout          connect timeout (every transport, the local one included)
+ * @param bindTimeout             how long start() waits for the data server to be registered and bound
  * @param initialBackoff          first delay before a partition request is retried
  * @param maxBackoff              largest delay between retries
  * @param heartbeatInterval       quiet time after which a connection sends a heartbeat
@@ -36,9 +37,10 @@ import java.util.List;
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
                                 String transport, int port, int serverThreads, int clientThreads,
-                                Duration connectTimeout, Duration initialBackoff, Duration maxBackoff,
-                                Duration heartbeatInterval, Duration heartbeatTimeout, TlsSettings tls,
-                                List<String> tmpDirs, long blockingReadMemory, String compressionCodec) {
+                                Duration connectTimeout, Duration bindTimeout, Duration initialBackoff,
+                                Duration maxBackoff, Duration heartbeatInterval, Duration heartbeatTimeout,
+                                TlsSettings tls, List<String> tmpDirs, long blockingReadMemory,
+                                String compressionCodec) {
 
     /**
      * Reads and checks the context's configuration.
@@ -82,6 +84,7 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 config.get(ShuffleOptions.NETTY_SERVER_THREADS),
                 config.get(ShuffleOptions.NETTY_CLIENT_THREADS),
                 config.get(ShuffleOptions.NETTY_CONNECT_TIMEOUT),
+                config.get(ShuffleOptions.NETTY_BIND_TIMEOUT),
                 config.get(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF),
                 config.get(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF),
                 config.get(ShuffleOptions.NETTY_HEARTBEAT_INTERVAL),

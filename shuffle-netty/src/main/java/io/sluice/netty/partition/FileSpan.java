@@ -1,21 +1,35 @@
 package io.sluice.netty.partition;
 
 /**
- * One data buffer of a subpartition that stays in its file: the sender ships {@code length} bytes from
- * {@code position} of {@code file} straight to the socket (sendfile) instead of reading them into memory. The other
- * fields say what {@link BufferAndBacklog} says of a buffer. Immutable.
+ * A run of consecutive data buffers of one subpartition that stay in their file: the sender ships the run's stored
+ * bytes straight from the file to the socket (one sendfile for the whole run) instead of reading them into memory,
+ * and the receiver splits them into buffers again. Immutable.
+ *
+ * <p>The stored bytes are {@code buffers} stored buffers back to back, each as a blocking partition's data file holds
+ * it and as the wire carries it: {@value #STORED_HEADER_BYTES} header bytes ({@code int length | byte kind (0 =
+ * data) | byte flags (0 = uncompressed) | short 0}, big-endian) and then {@code length} bytes of data. Only
+ * uncompressed data buffers are ever part of a span; events and compressed buffers are read into memory.
  *
  * <p>Ownership: the span holds one reference of {@code file} (the reader's one open handle of the data file, shared
  * by all its spans); whoever takes the span releases that reference once the bytes are written or dropped.
  *
- * @param file             the reader's open handle of the partition's data file; one reference is the taker's
- * @param position         where the buffer's bytes start
- * @param length           the buffer's size, at most one segment
- * @param isDataAvailable  whether another element can be read right now
- * @param buffersInBacklog data buffers still to come
- * @param nextIsEvent      whether the next element is an event
- * @param sequenceNumber   the position of this element in the subpartition's output
+ * @param file                the reader's open handle of the partition's data file; one reference is the taker's
+ * @param position            where the first buffer's stored header starts
+ * @param length              the stored bytes of the whole run, headers included
+ * @param buffers             how many buffers the run holds, at least one; each takes one credit
+ * @param dataBytes           the run's data bytes without the stored headers (for the byte counters)
+ * @param isDataAvailable     whether another element can be read right now
+ * @param buffersInBacklog    data buffers still to come after the run
+ * @param nextIsEvent         whether the next element is an event
+ * @param firstSequenceNumber the position of the run's first buffer in the subpartition's output; the others follow
  */
-public record FileSpan(SharedFileChannel file, long position, int length, boolean isDataAvailable,
-                       int buffersInBacklog, boolean nextIsEvent, int sequenceNumber) {
+public record FileSpan(SharedFileChannel file, long position, long length, int buffers, long dataBytes,
+                       boolean isDataAvailable, int buffersInBacklog, boolean nextIsEvent, int firstSequenceNumber) {
+
+    /** The header before each stored buffer's data. */
+    public static final int STORED_HEADER_BYTES = 8;
+    /** The stored header's kind of a data buffer. */
+    public static final byte KIND_DATA = 0;
+    /** The stored header's flag of an lz4-compressed buffer. */
+    public static final byte FLAG_COMPRESSED = 1;
 }

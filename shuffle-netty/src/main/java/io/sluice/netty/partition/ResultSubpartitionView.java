@@ -44,17 +44,20 @@ public interface ResultSubpartitionView {
     Throwable getFailureCause();
 
     /**
-     * Lets a view whose data is in a file hand out {@link FileSpan}s (see {@link #pollFileSpan()}) instead of reading
+     * Lets a view whose data is in a file hand out {@link FileSpan}s (see {@link #pollFileSpan(int)}) instead of reading
      * data into memory; called by a reader that can send file bytes to its socket. Ignored by default.
      */
     default void enableFileSpans() {
     }
 
     /**
-     * The next element if it is a {@link FileSpan} (only after {@link #enableFileSpans()}), else null; while a span
-     * is next, {@link #getNextBuffer()} returns null. Same thread rules as {@link #getNextBuffer()}.
+     * The next elements if they are data left in a file (only after {@link #enableFileSpans()}): as many consecutive
+     * stored buffers as lie back to back in the file, at most {@code maxBuffers}, as one {@link FileSpan}; else null.
+     * While a span is next, {@link #getNextBuffer()} returns null. Same thread rules as {@link #getNextBuffer()}.
+     *
+     * @param maxBuffers the most buffers the caller can send now (its receiver's credit), at least one
      */
-    default FileSpan pollFileSpan() {
+    default FileSpan pollFileSpan(int maxBuffers) {
         return null;
     }
 }

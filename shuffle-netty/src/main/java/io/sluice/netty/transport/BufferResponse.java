@@ -1,7 +1,6 @@
 package io.sluice.netty.transport;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCounted;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.gate.InputChannelId;
@@ -61,8 +60,7 @@ public final class BufferResponse implements NettyMessage, ReferenceCounted {
 
     private final Buffer buffer;
     /**
-     * Sending side: what to send instead of a buffer, owned by the message: a ByteBuf holding an LZ4 block, or a
-     * FileRegion of a blocking partition's file.
+     * Sending side: what to send instead of a buffer, owned by the message: a ByteBuf holding an LZ4 block.
      */
     private final ReferenceCounted compressedPayload;
     private final boolean compressed;
@@ -109,17 +107,6 @@ public final class BufferResponse implements NettyMessage, ReferenceCounted {
                 DataType.DATA_BUFFER, payload.readableBytes());
     }
 
-    /**
-     * A data buffer sent straight from a file: {@code region}'s {@code length} bytes.
-     *
-     * @param region the file's bytes; the message takes it over (Netty releases it once written)
-     */
-    public static BufferResponse fileRegion(FileRegion region, int length, InputChannelId receiverId,
-                                            int sequenceNumber, int backlog) {
-        return new BufferResponse(null, region, false, false, receiverId, sequenceNumber, backlog,
-                DataType.DATA_BUFFER, length);
-    }
-
     private BufferResponse(Buffer buffer, ReferenceCounted compressedPayload, boolean compressed, boolean senderLz4,
                            InputChannelId receiverId, int sequenceNumber, int backlog, DataType dataType,
                            int bufferSize) {
@@ -159,7 +146,7 @@ public final class BufferResponse implements NettyMessage, ReferenceCounted {
         return buffer;
     }
 
-    /** Sending side: the payload (LZ4 block or file region) to write instead of a buffer, or null. */
+    /** Sending side: the payload (an LZ4 block) to write instead of a buffer, or null. */
     ReferenceCounted wirePayload() {
         return compressedPayload;
     }

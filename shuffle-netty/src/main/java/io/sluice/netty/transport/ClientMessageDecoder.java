@@ -8,6 +8,8 @@ import io.sluice.buffers.BufferTrace;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.gate.InputChannelId;
+import io.sluice.netty.partition.FileSpan;
 
 import java.io.IOException;
 
@@ -55,6 +57,10 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     private enum State {
         FRAME_HEADER,
         BUFFER_RESPONSE_HEADER,
+        /** The fixed fields of a {@link StoredBuffersResponse}. */
+        STORED_BUFFERS_HEADER,
+        /** The stored header of the run's next buffer; its data follows as a BUFFER_RESPONSE_PAYLOAD. */
+        STORED_BUFFER_HEADER,
         BUFFER_RESPONSE_PAYLOAD,
         /** An LZ4 block, accumulated, then decompressed into the target buffer. */
         COMPRESSED_PAYLOAD,
@@ -99,6 +105,18 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     /** Accumulates an ErrorResponse body. */
     private ByteBuf errorBody;
 
+    /** The run of stored buffers being split, header only; null outside a run. */
+    private StoredBuffersResponse run;
+    /** Buffers of {@link #run} not yet started. */
+    private int runBuffersLeft;
+    /** Stored bytes of {@link #run} not yet read (headers and data). */
+    private long runBytesLeft;
+    /** Sequence number of the run's next buffer. */
+    private int runSequenceNumber;
+
+    /** The largest StoredBuffersResponse frame accepted: {@link StoredBuffersResponse#MAX_BUFFERS} full buffers. */
+    private final int maxRunFrameLength;
+
     /**
      * @param allocator      provides the buffers payloads are decoded into
      * @param maxFrameLength the largest frame accepted, header included; at least
@@ -122,6 +140,8 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         this.metrics = metrics;
         this.allocator = allocator;
         this.maxFrameLength = Frame.checkMaxFrameLength(maxFrameLength, HEADER_CAPACITY);
+        this.maxRunFrameLength = (int) Math.min(Integer.MAX_VALUE,
+                StoredBuffersResponse.maxFrameLength(maxFrameLength - BufferResponse.frameLength(0)));
     }
 
     @Override
@@ -163,6 +183,8 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
             switch (state) {
                 case FRAME_HEADER -> readFrameHeader(ctx, in);
                 case BUFFER_RESPONSE_HEADER -> readBufferResponseHeader(ctx, in);
+                case STORED_BUFFERS_HEADER -> readStoredBuffersHeader(in);
+                case STORED_BUFFER_HEADER -> readStoredBufferHeader(ctx, in);
                 case BUFFER_RESPONSE_PAYLOAD -> copyPayload(ctx, in);
                 case COMPRESSED_PAYLOAD -> readCompressedPayload(ctx, in);
                 case SKIPPED_PAYLOAD -> skipPayload(ctx, in);
@@ -178,10 +200,18 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         if (!accumulate(headerBuffer, in, Frame.HEADER_LENGTH)) {
             return;
         }
-        frameLength = Frame.validateHeader(headerBuffer, headerBuffer.readerIndex(), maxFrameLength);
-        byte messageId = Frame.messageId(headerBuffer, headerBuffer.readerIndex());
+        int index = headerBuffer.readerIndex();
+        byte messageId = Frame.messageId(headerBuffer, index);
+        // A run of stored buffers is the one frame larger than a buffer; every other frame keeps the usual limit.
+        frameLength = Frame.validateHeader(headerBuffer, index,
+                messageId == StoredBuffersResponse.ID ? maxRunFrameLength : maxFrameLength);
         headerBuffer.clear();
         switch (messageId) {
+            case StoredBuffersResponse.ID -> {
+                Frame.checkMinimumBodyLength(frameLength, StoredBuffersResponse.HEADER_LENGTH,
+                        "StoredBuffersResponse");
+                state = State.STORED_BUFFERS_HEADER;
+            }
             case BufferResponse.ID -> {
                 Frame.checkMinimumBodyLength(frameLength, BufferResponse.HEADER_LENGTH, "BufferResponse");
                 state = State.BUFFER_RESPONSE_HEADER;
@@ -201,7 +231,7 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
             }
             default -> throw new CorruptFrameException("message id " + messageId
                     + " is not a server-to-client message; expected " + BufferResponse.ID + ", "
-                    + ErrorResponse.ID + " or " + Heartbeat.ID);
+                    + StoredBuffersResponse.ID + ", " + ErrorResponse.ID + " or " + Heartbeat.ID);
         }
     }
 
@@ -222,8 +252,17 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
                     + " (receiver " + header.receiverId() + ")");
         }
         if (header.dataType().isBuffer()) {
-            checkCodec(header);
+            checkCodec(header.isFromCompressingSender(), header.receiverId());
         }
+        startPayload(ctx, header);
+    }
+
+    /**
+     * Starts on the payload of {@code header} (checked): delivers an empty one at once, else takes the receiving
+     * channel's buffer and moves on to copying, decompressing or skipping.
+     */
+    private void startPayload(ChannelHandlerContext ctx, BufferResponse header) {
+        int bufferSize = header.bufferSize();
         if (bufferSize == 0) {
             if (!header.dataType().isBuffer()) {
                 throw new CorruptFrameException(header + " is empty, but every event carries at least its "
@@ -263,6 +302,62 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         state = State.BUFFER_RESPONSE_PAYLOAD;
     }
 
+    private void readStoredBuffersHeader(ByteBuf in) {
+        if (!accumulate(headerBuffer, in, StoredBuffersResponse.HEADER_LENGTH)) {
+            return;
+        }
+        StoredBuffersResponse header = Frame.readBody(headerBuffer, StoredBuffersResponse::readHeader,
+                "StoredBuffersResponse header");
+        headerBuffer.clear();
+        if (StoredBuffersResponse.frameLength(header.storedBytes()) != frameLength) {
+            throw new CorruptFrameException(header + " does not fill its frame of " + frameLength + " bytes");
+        }
+        // Only a sender without compression sends runs from its files.
+        checkCodec(false, header.receiverId());
+        run = header;
+        runBuffersLeft = header.bufferCount();
+        runBytesLeft = header.storedBytes();
+        runSequenceNumber = header.firstSequenceNumber();
+        state = State.STORED_BUFFER_HEADER;
+    }
+
+    /** Reads the stored header of the run's next buffer and starts on its data, as a BufferResponse of its own. */
+    private void readStoredBufferHeader(ChannelHandlerContext ctx, ByteBuf in) {
+        if (runBytesLeft < FileSpan.STORED_HEADER_BYTES) {
+            throw new CorruptFrameException(run + ": " + runBuffersLeft + " buffers left but only " + runBytesLeft
+                    + " stored bytes");
+        }
+        if (!accumulate(headerBuffer, in, FileSpan.STORED_HEADER_BYTES)) {
+            return;
+        }
+        int length = headerBuffer.readInt();
+        byte kind = headerBuffer.readByte();
+        byte flags = headerBuffer.readByte();
+        short reserved = headerBuffer.readShort();
+        headerBuffer.clear();
+        runBytesLeft -= FileSpan.STORED_HEADER_BYTES;
+        if (kind != FileSpan.KIND_DATA || flags != 0 || reserved != 0 || length < 0 || length > runBytesLeft
+                || (runBuffersLeft == 1 && length != runBytesLeft)) {
+            throw new CorruptFrameException(run + ": bad stored buffer header (length " + length + ", kind " + kind
+                    + ", flags " + flags + ") with " + runBytesLeft + " stored bytes and " + runBuffersLeft
+                    + " buffers left");
+        }
+        runBytesLeft -= length;
+        runBuffersLeft--;
+        // What a separate response would have said: the buffers behind this one are the rest of the run and the
+        // sender's backlog behind the run.
+        BufferResponse header = new BufferResponse(null, run.receiverId(), runSequenceNumber++,
+                run.backlog() + runBuffersLeft, DataType.DATA_BUFFER, length);
+        if (BufferTrace.ENABLED) {
+            BufferTrace.record(BufferTrace.Hop.CLIENT_READ, header.receiverId().hashCode(), header.sequenceNumber(),
+                    null);
+        }
+        if (runBuffersLeft == 0) {
+            run = null;
+        }
+        startPayload(ctx, header);
+    }
+
     private void copyPayload(ChannelHandlerContext ctx, ByteBuf in) {
         int copied = targetView.position();
         int chunk = Math.min(in.readableBytes(), targetView.capacity() - copied);
@@ -281,15 +376,17 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         deliver(ctx, pendingResponse.withBuffer(filled));
     }
 
-    /** Fails the connection when the sender's codec is not this environment's: never decode wrong bytes. */
-    private void checkCodec(BufferResponse header) {
-        boolean senderLz4 = header.isFromCompressingSender();
+    /**
+     * Fails the connection when the sender's codec ({@code senderLz4}) is not this environment's: never decode wrong
+     * bytes.
+     */
+    private void checkCodec(boolean senderLz4, InputChannelId receiver) {
         if (senderLz4 != (decompressor != null)) {
             String key = ShuffleOptions.COMPRESSION_CODEC.key();
             throw new CorruptFrameException("compression codec mismatch: the producer sends data buffers with "
                     + key + "=" + (senderLz4 ? "lz4" : "none") + ", but this environment has " + key + "="
                     + (decompressor != null ? "lz4" : "none") + "; set the same codec on both ends (receiver "
-                    + header.receiverId() + ")");
+                    + receiver + ")");
         }
     }
 
@@ -348,7 +445,7 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     /** Passes a decoded message on (with it, the ownership of its buffer) and starts on the next frame. */
     private void deliver(ChannelHandlerContext ctx, NettyMessage message) {
         pendingResponse = null;
-        state = State.FRAME_HEADER;
+        state = runBuffersLeft > 0 ? State.STORED_BUFFER_HEADER : State.FRAME_HEADER;
         ctx.fireChannelRead(message);
     }
 
@@ -378,6 +475,8 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     /** Recycles a half-filled target buffer and releases a half-read ErrorResponse body. */
     private void releasePartialFrame() {
         pendingResponse = null;
+        run = null;
+        runBuffersLeft = 0;
         targetView = null;
         if (target != null) {
             Buffer halfFilled = target;

@@ -5,6 +5,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -19,6 +20,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.api.ConnectionMetrics;
 import io.sluice.api.ShuffleEnvironmentContext;
+import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.config.EnvironmentConfig;
 import io.sluice.netty.compression.BufferCompressor;
@@ -36,8 +38,10 @@ import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * An environment's Netty transport: the data server that serves its partitions to other environments, and the
@@ -48,6 +52,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   server: [tls, tls-guard,] decoder, encoder, heartbeat, requests, queue
  *   client: [tls,] decoder, encoder, heartbeat, credit
  * </pre>
+ * On the local transport the server is a {@link LocalDataServerChannel}, and a client channel starts with a
+ * {@link LocalConnectTimeout}, which leaves once connected.
  *
  * <p>Life cycle: {@link #start()} once, {@link #close()} once (idempotent); the metrics from any thread.
  */
@@ -85,6 +91,9 @@ public final class ConnectionManager implements ProducerConnections {
     /** Ports standing for environments on the local transport; unique within the JVM. */
     private static final AtomicInteger LOCAL_PORTS = new AtomicInteger(20_000);
 
+    /** How long close() waits for the server channel, the connections, and each event loop group to stop. */
+    private static final long CLOSE_WAIT_MILLIS = 5_000;
+
     private static final NettyMessageEncoder ENCODER = new NettyMessageEncoder();
 
     private final ShuffleEnvironmentContext context;
@@ -93,6 +102,8 @@ public final class ConnectionManager implements ProducerConnections {
     /** Null without TLS. */
     private final TlsContexts tls;
     private final ChannelPipelineHook pipelineHook;
+    /** Makes the threads of an event loop group from its name (a test seam; daemon threads otherwise). */
+    private final Function<String, ThreadFactory> threadFactories;
     private final TransportMetrics metrics = new TransportMetrics();
     /** lz4 for data buffers on the wire (shuffle.compression.codec), or null. */
     private final BufferCompressor compressor;
@@ -131,6 +142,14 @@ public final class ConnectionManager implements ProducerConnections {
     public ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
                              ResultPartitionManager partitionManager, TlsContexts tls,
                              ChannelPipelineHook pipelineHook) {
+        this(context, config, partitionManager, tls, pipelineHook, name -> new DefaultThreadFactory(name, true));
+    }
+
+    /** With the event loops' threads made by {@code threadFactories} (a test seam: loops that never run). */
+    ConnectionManager(ShuffleEnvironmentContext context, EnvironmentConfig config,
+                      ResultPartitionManager partitionManager, TlsContexts tls, ChannelPipelineHook pipelineHook,
+                      Function<String, ThreadFactory> threadFactories) {
+        this.threadFactories = Objects.requireNonNull(threadFactories, "threadFactories");
         this.context = context;
         this.config = config;
         this.partitionManager = partitionManager;
@@ -144,6 +163,8 @@ public final class ConnectionManager implements ProducerConnections {
      * Starts the event loops, binds the data server and prepares the client.
      *
      * @return the data port (on the local transport, the port that stands for this environment)
+     * @throws ShuffleException when the data server was not bound within {@code shuffle.netty.bind-timeout}
+     * @throws IOException      when it cannot be bound (a TCP port in use), or the thread was interrupted
      */
     public int start() throws IOException {
         synchronized (lock) {
@@ -154,13 +175,16 @@ public final class ConnectionManager implements ProducerConnections {
             type = TransportType.fromOption(config.transport());
             String rid = context.resourceId().value();
             serverGroup = new MultiThreadIoEventLoopGroup(threads(config.serverThreads()),
-                    new DefaultThreadFactory("sluice-server-" + rid, true), type.ioHandlerFactory());
+                    threadFactories.apply("sluice-server-" + rid), type.ioHandlerFactory());
             clientGroup = new MultiThreadIoEventLoopGroup(threads(config.clientThreads()),
-                    new DefaultThreadFactory("sluice-client-" + rid, true), type.ioHandlerFactory());
+                    threadFactories.apply("sluice-client-" + rid), type.ioHandlerFactory());
             try {
                 bindServer();
             } catch (IOException | RuntimeException e) {
-                shutDownGroups();
+                // A loop that did not bind in time may never stop either: wait no longer than for the bind.
+                shutDownGroups(config.bindTimeout().toMillis());
+                serverGroup = null;
+                clientGroup = null;
                 throw e;
             }
             clientFactory = new PartitionRequestClientFactory(newClientBootstrap(), this::remoteAddressOf);
@@ -216,16 +240,30 @@ public final class ConnectionManager implements ProducerConnections {
                     .childOption(ChannelOption.SO_KEEPALIVE, true);
             bindTo = new InetSocketAddress(context.bindAddress(), config.port());
         }
+        ChannelFuture bound = bootstrap.bind(bindTo);
+        long timeoutMillis = config.bindTimeout().toMillis();
         try {
-            serverChannel = bootstrap.bind(bindTo).sync().channel();
+            if (!bound.await(timeoutMillis)) {
+                // Registered or not, the channel must not come up later: the groups are shut down next.
+                bound.channel().close();
+                throw new ShuffleException("the data server of " + context.resourceId() + " (" + type
+                        + " transport) was not bound to " + bindTo + " within " + timeoutMillis + " ms ("
+                        + ShuffleOptions.NETTY_BIND_TIMEOUT.key() + "): its event loop did not register and bind it, "
+                        + "so the loop is stuck or starved of CPU; raise " + ShuffleOptions.NETTY_BIND_TIMEOUT.key()
+                        + " only for a machine that is that overloaded");
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while binding the data server of " + context.resourceId(), e);
-        } catch (Exception e) {
-            throw new IOException("cannot bind the data server of " + context.resourceId() + " to " + bindTo + ": "
-                    + e.getMessage() + (config.port() != 0 ? "; choose another " + ShuffleOptions.NETTY_PORT.key()
-                    + " or 0 for any free port" : ""), e);
+            throw new IOException("interrupted while binding the data server of " + context.resourceId() + " ("
+                    + type + " transport) to " + bindTo + ": the thread calling start() was interrupted", e);
         }
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            throw new IOException("cannot bind the data server of " + context.resourceId() + " to " + bindTo + ": "
+                    + cause.getMessage() + (config.port() != 0 ? "; choose another " + ShuffleOptions.NETTY_PORT.key()
+                    + " or 0 for any free port" : ""), cause);
+        }
+        serverChannel = bound.channel();
         if (type != TransportType.LOCAL) {
             dataAddress = (InetSocketAddress) serverChannel.localAddress();
         }
@@ -248,6 +286,11 @@ public final class ConnectionManager implements ProducerConnections {
                         }
                         CreditBasedClientHandler handler = channel.attr(CLIENT_HANDLER).get();
                         ChannelPipeline pipeline = channel.pipeline();
+                        if (type == TransportType.LOCAL) {
+                            // Netty's socket channels time their connects out; its local channel does not.
+                            pipeline.addLast(LocalConnectTimeout.NAME,
+                                    new LocalConnectTimeout(config.connectTimeout()));
+                        }
                         if (usesTls()) {
                             pipeline.addLast("tls", tls.newClientHandler(channel.alloc()));
                         }
@@ -391,22 +434,29 @@ public final class ConnectionManager implements ProducerConnections {
             if (factory != null) {
                 factory.close();
             }
-            if (serverChannel != null) {
-                serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            if (serverChannel != null && !serverChannel.close().awaitUninterruptibly(CLOSE_WAIT_MILLIS)) {
+                LOG.warn("Data server of {} ({} transport) did not close within {} ms", context.resourceId(), type,
+                        CLOSE_WAIT_MILLIS);
             }
-            openChannels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-            shutDownGroups();
+            if (!openChannels.close().awaitUninterruptibly(CLOSE_WAIT_MILLIS)) {
+                LOG.warn("Connections of {} did not all close within {} ms", context.resourceId(), CLOSE_WAIT_MILLIS);
+            }
+            shutDownGroups(CLOSE_WAIT_MILLIS);
         }
     }
 
+    /** Shuts both groups down and waits up to {@code waitMillis} for each to stop; a WARN names one that did not. */
     @GuardedBy("lock")
-    private void shutDownGroups() {
+    private void shutDownGroups(long waitMillis) {
         // No quiet period: every channel is closed; give in-flight tasks (buffer recycling) a short while to run.
-        if (serverGroup != null) {
-            serverGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        }
-        if (clientGroup != null) {
-            clientGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        shutDown("server", serverGroup, waitMillis);
+        shutDown("client", clientGroup, waitMillis);
+    }
+
+    private void shutDown(String role, EventLoopGroup group, long waitMillis) {
+        if (group != null && !group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(waitMillis)) {
+            LOG.warn("The {} event loops of {} ({} transport) did not stop within {} ms", role, context.resourceId(),
+                    type, waitMillis);
         }
     }
 }

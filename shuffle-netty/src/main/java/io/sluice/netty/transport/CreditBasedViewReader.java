@@ -118,17 +118,17 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
     }
 
     /**
-     * The next element if it is a span of a file and the receiver has credit, taking one credit; else null. Event
-     * loop.
+     * The next elements if they are a span of a file and the receiver has credit: as many buffers as lie back to
+     * back in the file, at most the credit, taking one credit per buffer; else null. Event loop.
      */
     FileSpan pollFileSpan() {
         if (credit <= 0) {
             return null;
         }
-        FileSpan span = view.pollFileSpan();
+        FileSpan span = view.pollFileSpan(credit);
         if (span != null) {
-            credit--;
-            queue.traffic().addCredit(-1);
+            credit -= span.buffers();
+            queue.traffic().addCredit(-span.buffers());
         }
         return span;
     }

@@ -11,13 +11,13 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Client to server: {@link PartitionRequest}, {@link AddCredit}, {@link CancelPartitionRequest},
  * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}, {@link ReleasePartitions} (from a
- * shuffle master). Server to client: {@link BufferResponse},
- * {@link ErrorResponse}. Both directions: {@link Heartbeat}. The value messages are records (equality by their
+ * shuffle master). Server to client: {@link BufferResponse}, {@link StoredBuffersResponse} (a run of a blocking
+ * partition's buffers from its file), {@link ErrorResponse}. Both directions: {@link Heartbeat}. The value messages are records (equality by their
  * fields); {@link BufferResponse} is a class because it owns a buffer reference. Sealed: the protocol has exactly
  * these messages.
  */
 public sealed interface NettyMessage permits PartitionRequest, AddCredit, CancelPartitionRequest, EmptyBodyMessage,
-        TaskEventRequest, ResumeConsumption, ReleasePartitions, BufferResponse, ErrorResponse {
+        TaskEventRequest, ResumeConsumption, ReleasePartitions, BufferResponse, StoredBuffersResponse, ErrorResponse {
 
     /** @return the message id written into the frame header */
     byte id();

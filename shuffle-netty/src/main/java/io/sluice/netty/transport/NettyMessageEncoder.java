@@ -42,6 +42,8 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof BufferResponse response) {
             writeBufferResponse(ctx, response, promise);
+        } else if (msg instanceof StoredBuffersResponse run) {
+            writeStoredBuffers(ctx, run, promise);
         } else if (msg instanceof NettyMessage message) {
             ctx.write(encodeFrame(ctx.alloc(), message, Frame.HEADER_LENGTH + message.bodyLength()), promise);
         } else {
@@ -91,13 +93,30 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
     }
 
     /**
-     * Writes a response whose payload is an LZ4 block or a file region: its header, then the payload, which Netty
+     * Writes a response whose payload is an LZ4 block: its header, then the payload, which Netty
      * releases once written.
      */
     private static void writeWirePayload(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
         ByteBuf header = encodeResponseHeader(ctx, response);
         ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
         ctx.write(response.wirePayload(), promise);
+    }
+
+    /**
+     * Writes a run of stored buffers: its header, then its file region, which Netty releases once written. On an
+     * encoding failure the region is released here.
+     */
+    private static void writeStoredBuffers(ChannelHandlerContext ctx, StoredBuffersResponse run,
+                                           ChannelPromise promise) {
+        ByteBuf header;
+        try {
+            header = encodeFrame(ctx.alloc(), run, (int) StoredBuffersResponse.frameLength(run.storedBytes()));
+        } catch (RuntimeException e) {
+            run.release();
+            throw e;
+        }
+        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
+        ctx.write(run.region(), promise);
     }
 
     /** The frame header and fixed fields of a response; on failure the response's payload is released. */

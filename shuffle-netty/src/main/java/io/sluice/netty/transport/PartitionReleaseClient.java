@@ -140,6 +140,10 @@ public final class PartitionReleaseClient implements AutoCloseable {
                     .handler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel channel) {
+                            if (type == TransportType.LOCAL) {
+                                channel.pipeline().addLast(LocalConnectTimeout.NAME,
+                                        new LocalConnectTimeout(connectTimeout));
+                            }
                             if (tls != null) {
                                 channel.pipeline().addLast("tls", tls.newClientHandler(channel.alloc()));
                             }

@@ -266,8 +266,9 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Sends the reader's next element if it is a span of a file: the BufferResponse header, then the bytes straight
-     * from the file (sendfile where the transport has it). Event loop.
+     * Sends the reader's next elements if they are a span of a file, as many buffers back to back as its credit
+     * allows: a {@link StoredBuffersResponse} header, then the stored bytes straight from the file (one sendfile
+     * where the transport has it). Event loop.
      *
      * @return false when the next element is not a file span (nothing was written)
      */
@@ -284,11 +285,11 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         if (span == null) {
             return false;
         }
-        // A region per stored buffer over the reader's one open handle: the region takes over the span's reference.
+        // One region per run of stored buffers, over the reader's one open handle: the region takes over the span's
+        // reference, and the message the region.
         FileRegion region = new SharedFileRegion(span.file(), span.position(), span.length());
-        ctx.write(BufferResponse.fileRegion(region, span.length(), reader.receiverId(), span.sequenceNumber(),
-                span.buffersInBacklog()), ctx.voidPromise());
-        metrics.onBufferSent(span.length());
+        ctx.write(StoredBuffersResponse.of(span, region, reader.receiverId()), ctx.voidPromise());
+        metrics.onBuffersSent(span.buffers(), span.dataBytes());
         if ((span.isDataAvailable() && reader.credit() > 0) || span.nextIsEvent()) {
             reader.setQueued(true);
             availableReaders.add(reader);

@@ -18,6 +18,12 @@ public final class TransportMetrics {
         bytesSent.add(bytes);
     }
 
+    /** Counts {@code buffers} data buffers of {@code bytes} data bytes in all, sent as one file span. */
+    void onBuffersSent(int buffers, long bytes) {
+        buffersSent.add(buffers);
+        bytesSent.add(bytes);
+    }
+
     /** Counts one data or event buffer received by a remote channel. */
     public void onBufferReceived(int bytes) {
         buffersReceived.increment();

@@ -9,7 +9,6 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalIoHandler;
-import io.netty.channel.local.LocalServerChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -72,7 +71,7 @@ public enum TransportType {
         return switch (this) {
             case NIO -> NioServerSocketChannel.class;
             case EPOLL -> EpollServerSocketChannel.class;
-            case LOCAL -> LocalServerChannel.class;
+            case LOCAL -> LocalDataServerChannel.class;
         };
     }
 

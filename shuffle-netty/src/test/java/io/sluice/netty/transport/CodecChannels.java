@@ -4,9 +4,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.FileRegion;
 import io.netty.channel.embedded.EmbeddedChannel;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -51,8 +56,9 @@ final class CodecChannels {
     }
 
     /**
-     * Encodes {@code messages} in order and returns the bytes the encoder wrote. Every ByteBuf written is released,
-     * so the Sluice buffers of BufferResponses are recycled when this returns.
+     * Encodes {@code messages} in order and returns the bytes the encoder wrote (a FileRegion's bytes read from its
+     * file). Every ByteBuf and region written is released, so the Sluice buffers of BufferResponses are recycled when
+     * this returns.
      */
     byte[] encode(NettyMessage... messages) {
         EmbeddedChannel sender = sender();
@@ -61,6 +67,10 @@ final class CodecChannels {
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         for (Object written = sender.readOutbound(); written != null; written = sender.readOutbound()) {
+            if (written instanceof FileRegion region) {
+                transfer(region, bytes);
+                continue;
+            }
             ByteBuf buf = (ByteBuf) written;
             byte[] copy = new byte[buf.readableBytes()];
             buf.readBytes(copy);
@@ -69,6 +79,20 @@ final class CodecChannels {
         }
         sender.finishAndReleaseAll();
         return bytes.toByteArray();
+    }
+
+    /** Appends {@code region}'s bytes to {@code bytes} as a socket would receive them, and releases the region. */
+    private static void transfer(FileRegion region, ByteArrayOutputStream bytes) {
+        try {
+            WritableByteChannel target = Channels.newChannel(bytes);
+            while (region.transferred() < region.count()) {
+                region.transferTo(target, region.transferred());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            region.release();
+        }
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.sluice.netty.transport;
 
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.TransportException;
 import io.sluice.netty.gate.RemoteChannels;
@@ -13,7 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -98,5 +104,66 @@ class ConnectionManagerTest {
                 () -> factory.createPartitionRequestClient(new ConnectionId(manager.dataAddress(), 0,
                         RemoteChannels.PRODUCER)));
         assertEquals(0, manager.openConnections());
+    }
+
+    // NCM-2: a start never hangs on its event loop; one that never runs fails start() within the bind timeout.
+    @Test
+    @Timeout(20)
+    void eventLoopThatNeverRuns_failsStartWithinTheBindTimeout_namingTransportAddressAndOption() {
+        ThreadFactory neverRunsTheLoop = loop -> new Thread(() -> { }, "never-runs-the-loop");
+        ConnectionManager manager = managers.create("env-a", "local", 0, new ResultPartitionManager(),
+                config -> config.with(ShuffleOptions.NETTY_BIND_TIMEOUT, Duration.ofMillis(200)),
+                group -> neverRunsTheLoop);
+
+        ShuffleException error = assertThrows(ShuffleException.class, manager::start);
+
+        String message = error.getMessage();
+        assertTrue(message.contains("env-a") && message.contains("LOCAL transport"), message);
+        assertTrue(message.contains("local:sluice-"), "names the bind address: " + message);
+        assertTrue(message.contains("200 ms") && message.contains(ShuffleOptions.NETTY_BIND_TIMEOUT.key()), message);
+        assertThrows(IllegalStateException.class, manager::clientFactory, "a failed start leaves no client");
+    }
+
+    // PCF-6: the race behind ProducerEnvironmentClosedWhileConnectingTest's hang, made deterministic: the producer's
+    // local server closes after the consumer's connect found it in Netty's local registry, before it accepts.
+    @Test
+    @Timeout(20)
+    void localServerClosedBetweenLookupAndAccept_failsTheConnectWithinTheConnectTimeout() throws Exception {
+        InetSocketAddress producer = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
+        try (ServerClosingWhileAccepting ignored = ServerClosingWhileAccepting.nettys(producer)) {
+            TransportException error = connectFails(producer, Duration.ofMillis(200));
+
+            String message = error.getMessage();
+            assertTrue(message.contains("200 ms") && message.contains(ShuffleOptions.NETTY_CONNECT_TIMEOUT.key()),
+                    message);
+        }
+    }
+
+    // PCF-6: the same race against the transport's own local data server: it refuses the late connection at once.
+    @Test
+    @Timeout(20)
+    void localDataServerClosedBetweenLookupAndAccept_refusesTheConnectAtOnce() throws Exception {
+        InetSocketAddress producer = new InetSocketAddress(InetAddress.getLoopbackAddress(), 2);
+        try (ServerClosingWhileAccepting ignored = ServerClosingWhileAccepting.dataServer(producer)) {
+            // Longer than the test may take: only the refusal can end the connect in time.
+            TransportException error = connectFails(producer, Duration.ofMinutes(5));
+
+            assertTrue(error.getCause() instanceof ClosedChannelException, "refused, not timed out: " + error);
+        }
+    }
+
+    /** The failure of a new local consumer's connect to {@code producer}, once the consumer's channel is closed. */
+    private TransportException connectFails(InetSocketAddress producer, Duration connectTimeout) throws Exception {
+        ConnectionManager consumer = managers.create("consumer", "local", 0, new ResultPartitionManager(),
+                config -> config.with(ShuffleOptions.NETTY_CONNECT_TIMEOUT, connectTimeout),
+                group -> new DefaultThreadFactory(group, true));
+        consumer.start();
+
+        TransportException error = assertThrows(TransportException.class,
+                () -> consumer.createPartitionRequestClient(new ConnectionId(producer, 0, RemoteChannels.PRODUCER)));
+
+        assertEquals(producer, error.remoteAddress());
+        Await.until(() -> consumer.openConnections() == 0, "the consumer's channel is closed");
+        return error;
     }
 }

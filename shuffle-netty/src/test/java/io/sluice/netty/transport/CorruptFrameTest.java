@@ -58,7 +58,7 @@ class CorruptFrameTest {
         return Stream.of(Side.values()).flatMap(side -> Stream.of(
                 Arguments.of(side, header(14, 0x12345678, Frame.VERSION, side.acceptedId),
                         "bad magic 0x12345678, expected 0x534C4345"),
-                Arguments.of(side, header(14, MAGIC, 1, side.acceptedId), "unsupported protocol version 1, expected 3"),
+                Arguments.of(side, header(14, MAGIC, 1, side.acceptedId), "unsupported protocol version 1, expected " + Frame.VERSION),
                 Arguments.of(side, header(14, MAGIC, Frame.VERSION, 42), "message id 42 is not a " + side.direction + " message"),
                 Arguments.of(side, header(-1, MAGIC, Frame.VERSION, side.acceptedId), "negative frame length -1"),
                 Arguments.of(side, header(9, MAGIC, Frame.VERSION, side.acceptedId),

@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.api.ResourceId;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironmentContext;
@@ -13,6 +14,9 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * Makes connection managers, by default started on Netty's local transport, with one server and one client thread
@@ -39,7 +43,17 @@ final class LocalConnectionManagers implements AutoCloseable {
 
     /** A connection manager of environment {@code name} on {@code transport} and {@code port}, not started. */
     ConnectionManager create(String name, String transport, int port, ResultPartitionManager partitions) {
-        ShuffleConfig config = ShuffleConfig.empty()
+        return create(name, transport, port, partitions, UnaryOperator.identity(),
+                threadName -> new DefaultThreadFactory(threadName, true));
+    }
+
+    /**
+     * Like {@link #create(String, String, int, ResultPartitionManager)}, with options on top of the defaults and the
+     * event loops' threads made by {@code threadFactories}.
+     */
+    ConnectionManager create(String name, String transport, int port, ResultPartitionManager partitions,
+                             UnaryOperator<ShuffleConfig> options, Function<String, ThreadFactory> threadFactories) {
+        ShuffleConfig defaults = ShuffleConfig.empty()
                 .with(ShuffleOptions.NETTY_TRANSPORT, transport)
                 .with(ShuffleOptions.NETTY_PORT, port)
                 .with(ShuffleOptions.NETTY_SERVER_THREADS, 1)
@@ -47,9 +61,11 @@ final class LocalConnectionManagers implements AutoCloseable {
                 .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, 4096L)
                 .with(ShuffleOptions.MEMORY_TOTAL, 1L << 20)
                 .with(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF, SERVER_WAIT);
+        ShuffleConfig config = options.apply(defaults);
         ShuffleEnvironmentContext context = new ShuffleEnvironmentContext(config, new ResourceId(name), 1L << 20, false,
                 InetAddress.getLoopbackAddress());
-        ConnectionManager manager = new ConnectionManager(context, EnvironmentConfig.from(context), partitions);
+        ConnectionManager manager = new ConnectionManager(context, EnvironmentConfig.from(context), partitions, null,
+                ChannelPipelineHook.NONE, threadFactories);
         started.add(manager);
         return manager;
     }

@@ -2,7 +2,6 @@ package io.sluice.netty.transport;
 
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.local.LocalChannel;
-import io.netty.channel.local.LocalServerChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.sluice.api.ShuffleOptions;
@@ -21,7 +20,7 @@ class TransportTypeTest {
         assertEquals(NioServerSocketChannel.class, TransportType.NIO.serverChannelClass());
         assertEquals(NioSocketChannel.class, TransportType.NIO.clientChannelClass());
         assertEquals(TransportType.LOCAL, TransportType.fromOption("local"));
-        assertEquals(LocalServerChannel.class, TransportType.LOCAL.serverChannelClass());
+        assertEquals(LocalDataServerChannel.class, TransportType.LOCAL.serverChannelClass());
         assertEquals(LocalChannel.class, TransportType.LOCAL.clientChannelClass());
     }
 

@@ -1,6 +1,7 @@
 package io.sluice.netty.partition.sortmerge;
 
 import io.sluice.api.ResultPartitionId;
+import io.sluice.netty.partition.FileSpan;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -28,10 +29,11 @@ final class PartitionFiles {
     static final int INDEX_VERSION = 1;
     static final int INDEX_HEADER_BYTES = 16;
     static final int INDEX_ENTRY_BYTES = 2 * Long.BYTES;
-    static final int BUFFER_HEADER_BYTES = 8;
-    static final byte KIND_DATA = 0;
+    /** The stored header; file spans carry it over the wire as it is (see {@link FileSpan}). */
+    static final int BUFFER_HEADER_BYTES = FileSpan.STORED_HEADER_BYTES;
+    static final byte KIND_DATA = FileSpan.KIND_DATA;
     static final byte KIND_EVENT = 1;
-    static final byte FLAG_COMPRESSED = 1;
+    static final byte FLAG_COMPRESSED = FileSpan.FLAG_COMPRESSED;
 
     private PartitionFiles() {
     }

@@ -377,7 +377,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                 return null;
             }
             if (!(queue.peek() instanceof Buffer head)) {
-                // Empty, or a file span next: the sender takes that with pollFileSpan().
+                // Empty, or a file span next: the sender takes that with pollFileSpan(int).
                 return null;
             }
             buffer = head;
@@ -405,18 +405,31 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     }
 
     @Override
-    public FileSpan pollFileSpan() {
+    public FileSpan pollFileSpan(int maxBuffers) {
         FileSpan span;
         synchronized (lock) {
-            if (state == State.RELEASED || !(queue.peek() instanceof Span head)) {
+            if (state == State.RELEASED || !(queue.peek() instanceof Span first)) {
                 return null;
             }
             queue.poll();
-            queuedDataBuffers--;
-            Object next = queue.peek();
+            int buffers = 1;
+            long dataBytes = first.length();
+            long end = first.position() + first.length();
+            // Take the spans that follow back to back in the file (the same region): one sendfile for all of them.
+            while (buffers < maxBuffers && queue.peek() instanceof Span next
+                    && next.position() == end + PartitionFiles.BUFFER_HEADER_BYTES) {
+                queue.poll();
+                buffers++;
+                dataBytes += next.length();
+                end = next.position() + next.length();
+            }
+            queuedDataBuffers -= buffers;
+            Object after = queue.peek();
+            long start = first.position() - PartitionFiles.BUFFER_HEADER_BYTES;
             // The span's own reference: the view may be released while the sender still writes it.
-            span = new FileSpan(dataFile.retain(), head.position(), head.length(), next != null,
-                    estimatedBacklog(), isEvent(next), sequenceNumber++);
+            span = new FileSpan(dataFile.retain(), start, end - start, buffers, dataBytes, after != null,
+                    estimatedBacklog(), isEvent(after), sequenceNumber);
+            sequenceNumber += buffers;
         }
         wakeSchedulerIfLow();
         return span;

@@ -209,21 +209,30 @@ class SortMergeResultPartitionTest {
 
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         int spans = 0;
+        int buffersInSpans = 0;
+        int longestRun = 0;
+        int nextSequenceNumber = 0;
         SharedFileChannel handle = null;
         FileSpan lastSpan = null;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             assertTrue(System.nanoTime() < deadline, "reader did not end");
-            FileSpan span = view.pollFileSpan();
+            FileSpan span = view.pollFileSpan(MAX_RUN);
             if (span != null) {
                 if (handle == null) {
                     handle = span.file();
                 }
                 assertSame(handle, span.file(), "every span of a reader reads through its one open handle");
-                ByteBuffer bytes = ByteBuffer.allocate(span.length());
-                span.file().channel().read(bytes, span.position());
-                got.write(bytes.array());
+                assertTrue(span.buffers() >= 1 && span.buffers() <= MAX_RUN, "buffers of " + span);
+                assertEquals(nextSequenceNumber, span.firstSequenceNumber(), "sequence numbers run on: " + span);
+                nextSequenceNumber += span.buffers();
+                ByteBuffer stored = ByteBuffer.allocate(Math.toIntExact(span.length()));
+                span.file().channel().read(stored, span.position());
+                assertEquals(span.dataBytes(), appendStoredBuffers(stored.flip(), span.buffers(), got),
+                        "data bytes of " + span);
                 spans++;
+                buffersInSpans += span.buffers();
+                longestRun = Math.max(longestRun, span.buffers());
                 if (lastSpan != null) {
                     lastSpan.file().release(); // as the sender does once a span is written
                 }
@@ -237,6 +246,7 @@ class SortMergeResultPartitionTest {
             }
             Buffer buffer = next.buffer();
             assertFalse(buffer.isBuffer(), "data comes as file spans, not buffers");
+            assertEquals(nextSequenceNumber++, next.sequenceNumber(), "sequence number of an event");
             boolean end = EventSerializer.isEndOfPartition(buffer);
             if (!end) {
                 got.write(bytesOf(EventSerializer.payloadOf(buffer)));
@@ -247,7 +257,9 @@ class SortMergeResultPartitionTest {
             }
         }
         assertArrayEquals(expected[1].toByteArray(), got.toByteArray());
-        assertTrue(spans > 10, "spans: " + spans);
+        assertTrue(buffersInSpans > 10, "buffers in spans: " + buffersInSpans);
+        assertEquals(MAX_RUN, longestRun, "buffers back to back in a region leave as one run, up to the limit");
+        assertTrue(spans < buffersInSpans, spans + " spans for " + buffersInSpans + " buffers");
         assertEquals(0, reads.allocatedSegments(), "read memory allocated for a zero-copy reader");
         assertEquals(handlesBefore + 2, openHandlesOf(partition), "a reader holds one data and one index handle");
 
@@ -257,6 +269,30 @@ class SortMergeResultPartitionTest {
         assertFalse(handle.isOpen(), "the last span's release closes the handle");
         assertEquals(handlesBefore, openHandlesOf(partition), "open handles of the partition's files after release");
         partition.release(null);
+    }
+
+    /** The most buffers a span may hold in the test above: small, so that runs are cut by it too. */
+    private static final int MAX_RUN = 2;
+
+    /**
+     * Appends the data of {@code buffers} stored buffers (header, then data; see FileSpan) to {@code out}, checking that
+     * they fill {@code stored} exactly.
+     *
+     * @return the data bytes appended
+     */
+    private static long appendStoredBuffers(ByteBuffer stored, int buffers, ByteArrayOutputStream out) {
+        long data = 0;
+        for (int i = 0; i < buffers; i++) {
+            int length = stored.getInt();
+            assertEquals(FileSpan.KIND_DATA, stored.get(), "kind of stored buffer " + i);
+            assertEquals(0, stored.get(), "flags of stored buffer " + i);
+            assertEquals(0, stored.getShort(), "reserved bytes of stored buffer " + i);
+            out.write(stored.array(), stored.arrayOffset() + stored.position(), length);
+            stored.position(stored.position() + length);
+            data += length;
+        }
+        assertFalse(stored.hasRemaining(), "bytes after the last stored buffer");
+        return data;
     }
 
     @Test
@@ -273,10 +309,10 @@ class SortMergeResultPartitionTest {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             for (int taken = 0; taken < 5; ) {
                 assertTrue(System.nanoTime() < deadline, "reader " + round + " made no progress");
-                FileSpan span = view.pollFileSpan();
+                FileSpan span = view.pollFileSpan(2);
                 if (span != null) {
                     span.file().release();
-                    taken++;
+                    taken += span.buffers();
                     continue;
                 }
                 BufferAndBacklog next = view.getNextBuffer();
