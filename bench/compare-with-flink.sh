@@ -92,7 +92,7 @@ FIGURES=(
   "long|RecordThroughputBenchmark -p recordBytes=8|records long 1 1 100"
   "engine|RecordThroughputBenchmark -p recordBytes=8 -p recordBuffer=heap -p payload=sequenced -p reader=union|emit long 1 1 100"
   "b100|RecordThroughputBenchmark -p recordBytes=100|records b100 1 1 100"
-  "many|ManyChannelsBenchmark -p shape=1x100,10x10,1x1000|records long 4 100 100"
+  "many|ManyChannelsBenchmark -p shape=4x100,1x100,10x10,1x1000|records long 4 100 100"
   "latency|sluice-bench latency;RoundTripLatencyBenchmark|latency"
 )
 

@@ -44,7 +44,7 @@ def lines(results):
             yield (f"sluice.records.{size}.1w.1ch.100ms{record_shape_suffix(p)}{link} "
                    f"records_per_s={score:.0f} MBps={mbps:.1f}")
         elif bench == "ManyChannelsBenchmark":
-            yield f"sluice.records.long.{p['shape']}.100ms{link} records_per_s={score:.0f}"
+            yield f"sluice.records.long.{p['shape']}.{p.get('flushMillis', '100')}ms{link} records_per_s={score:.0f}"
         elif bench == "RoundTripLatencyBenchmark":
             # Microseconds per round trip A -> B -> A (two one-way trips and the echo thread's turn-around): a
             # figure of its own, not the one-way sluice.latency.1rec ('sluice-bench latency', the Flink peer's shape).

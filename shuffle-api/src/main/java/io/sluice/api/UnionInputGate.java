@@ -1,9 +1,9 @@
 package io.sluice.api;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -12,18 +12,24 @@ import java.util.function.Function;
 
 /**
  * Several gates read as one. Channels are numbered gate by gate: gate 0's channels first, then
- * gate 1's, and so on. The gates are polled in turn, so a busy gate cannot starve the others;
- * {@link #getNext()} waits on the gates' {@link InputGate#wakeUpFuture()}s, never polling
- * in a loop: the consumer wakes directly from the thread that made a gate available, without the
- * hop through the notification thread that {@link InputGate#availableFuture()} takes (a blocking
- * wait is what wake-up futures are for). With one gate left unfinished it waits on that gate's
- * future alone. The union is finished when every gate is. It owns its gates: {@link #close()}
+ * gate 1's, and so on. The union is finished when every gate is. It owns its gates: {@link #close()}
  * closes them all.
  *
- * <p>Threads: like any gate, read by one consumer thread ({@link #pollNext()},
- * {@link #getNext()}, {@link #setup()}, {@link #sendTaskEvent}); {@link #close()},
- * {@link #isFinished()}, {@link #availableFuture()} and the wake-up futures may be called from any
- * thread.
+ * <p>Only the gates that may have something are polled, in turn: a gate whose poll came back empty is not polled
+ * again until its {@link InputGate#wakeUpFuture()} completes, which queues it (once) on the union's queue of
+ * gates to poll; a gate that handed something out goes to the tail of that queue, so a busy gate cannot starve the
+ * others. So a buffer costs the same with 1,000 gates as with one: no pass over every gate per buffer or per wait
+ * (the union used to poll every gate, and look at every gate's priority future, for each buffer). A gate's
+ * priority events come first, whatever the turn: its {@link InputGate#priorityEventWakeUpFuture()} queues it on a
+ * second queue that {@link #pollNext()} serves first. {@link #getNext()} blocks on the union's own
+ * {@link #wakeUpFuture()}, completed by the thread that queues the first gate (the thread that completed that
+ * gate's wake-up future: the consumer wakes without the hop through the notification thread).
+ *
+ * <p>Threads: like any gate, read by one consumer thread ({@link #pollNext()}, {@link #getNext()},
+ * {@link #setup()}, {@link #sendTaskEvent}); the gates' futures call {@link #gateReady} and {@link #priorityReady}
+ * on whichever thread completes them (they only queue the gate under {@code lock} and complete the union's wake-up
+ * future, never call a gate); {@link #close()}, {@link #isFinished()}, {@link #availableFuture()} and the wake-up
+ * futures may be called from any thread. No gate is called while {@code lock} is held.
  */
 public final class UnionInputGate implements InputGate {
 
@@ -34,13 +40,32 @@ public final class UnionInputGate implements InputGate {
     /** Channel number in the union of each gate's channel 0. */
     private final int[] channelOffsets;
     private final int numberOfChannels;
-    /** The gate polled first by the next {@link #pollNext()}; only the consumer thread touches it. */
-    private int nextGate;
-    /**
-     * The pending wake-up futures {@link #getNext()} waits on, reused from wait to wait (emptied after each);
-     * only the consumer thread touches it.
-     */
-    private final CompletableFuture<?>[] waitingOn;
+
+    /** What the gates' futures run when they complete: queue gate i (data), or gate i (priority). Built once. */
+    private final Runnable[] onGateReady;
+    private final Runnable[] onPriorityReady;
+
+    private final Object lock = new Object();
+    /** Gates to poll, each at most once ({@code queued}), in turn; every gate to begin with. */
+    @GuardedBy("lock")
+    private final IntQueue ready;
+    @GuardedBy("lock")
+    private final boolean[] queued;
+    /** Gates whose priority future completed, each at most once ({@code priorityQueued}); served first. */
+    @GuardedBy("lock")
+    private final IntQueue priority;
+    @GuardedBy("lock")
+    private final boolean[] priorityQueued;
+    /** Completed when a gate is queued while nothing was; renewed by {@link #wakeUpFuture()} when found done. */
+    @GuardedBy("lock")
+    private CompletableFuture<Void> readyFuture = new CompletableFuture<>();
+
+    /** Gates the consumer saw finished (polled empty, then {@code isFinished()}). Consumer thread. */
+    private final boolean[] gateFinished;
+    /** Written by the consumer thread only; volatile for {@link #wakeUpFuture()} from other threads. */
+    private volatile int finishedGates;
+    /** Whether the gates' priority futures are armed yet (at the first poll). Consumer thread. */
+    private boolean priorityArmed;
 
     /**
      * @param gates the gates to read, at least one; the union owns them from now on
@@ -48,17 +73,33 @@ public final class UnionInputGate implements InputGate {
      */
     public UnionInputGate(List<InputGate> gates) {
         this.gates = List.copyOf(gates);
-        if (this.gates.isEmpty()) {
+        int count = this.gates.size();
+        if (count == 0) {
             throw new IllegalArgumentException("UnionInputGate needs at least one gate");
         }
-        channelOffsets = new int[this.gates.size()];
+        channelOffsets = new int[count];
         int channels = 0;
-        for (int i = 0; i < channelOffsets.length; i++) {
+        for (int i = 0; i < count; i++) {
             channelOffsets[i] = channels;
             channels += this.gates.get(i).numberOfInputChannels();
         }
         numberOfChannels = channels;
-        waitingOn = new CompletableFuture<?>[this.gates.size()];
+        onGateReady = new Runnable[count];
+        onPriorityReady = new Runnable[count];
+        for (int i = 0; i < count; i++) {
+            int index = i;
+            onGateReady[i] = () -> gateReady(index);
+            onPriorityReady[i] = () -> priorityReady(index);
+        }
+        ready = new IntQueue(count);
+        queued = new boolean[count];
+        priority = new IntQueue(count);
+        priorityQueued = new boolean[count];
+        gateFinished = new boolean[count];
+        for (int i = 0; i < count; i++) {
+            ready.add(i);
+            queued[i] = true;
+        }
     }
 
     @Override
@@ -86,28 +127,93 @@ public final class UnionInputGate implements InputGate {
      * {@inheritDoc}
      *
      * <p>A gate with a priority event waiting is polled first, whatever the turn, so the union hands out priority
-     * events ahead of data as each gate does.
+     * events ahead of data as each gate does. Otherwise the gates queued as possibly having something are polled in
+     * turn; each one polled empty waits for its wake-up future before it is polled again.
      */
     @Override
     public Optional<BufferOrEvent> pollNext() throws IOException {
-        int count = gates.size();
-        for (int index = 0; index < count; index++) {
-            if (gates.get(index).priorityEventWakeUpFuture().isDone()) {
-                Optional<BufferOrEvent> next = gates.get(index).pollNext();
-                if (next.isPresent()) {
-                    return offset(next, index);
-                }
+        if (!priorityArmed) {
+            priorityArmed = true;
+            for (int i = 0; i < gates.size(); i++) {
+                gates.get(i).priorityEventWakeUpFuture().thenRun(onPriorityReady[i]);
             }
         }
-        for (int i = 0; i < count; i++) {
-            int index = (nextGate + i) % count;
-            Optional<BufferOrEvent> next = gates.get(index).pollNext();
+        Optional<BufferOrEvent> next = pollPriority();
+        if (next.isPresent()) {
+            return next;
+        }
+        // Each gate queued now at most once: a gate whose future is done but that has nothing is not spun on here.
+        int tries;
+        synchronized (lock) {
+            tries = ready.size();
+        }
+        for (; tries > 0; tries--) {
+            int index;
+            synchronized (lock) {
+                index = ready.poll();
+                if (index < 0) {
+                    break;
+                }
+                queued[index] = false;
+            }
+            InputGate gate = gates.get(index);
+            try {
+                next = gate.pollNext();
+            } catch (IOException | RuntimeException e) {
+                // Keep a failed gate queued: every later read reports the failure too, none hangs.
+                gateReady(index);
+                throw e;
+            }
             if (next.isPresent()) {
-                nextGate = (index + 1) % count;
+                // It may have more: back to the tail, behind the gates that waited.
+                gateReady(index);
                 return offset(next, index);
+            }
+            if (gate.isFinished()) {
+                if (!gateFinished[index]) {
+                    gateFinished[index] = true;
+                    finishedGates = finishedGates + 1; // the consumer thread is the only writer
+                }
+            } else {
+                // Polled empty: its wake-up future (renewed by that poll) queues it again.
+                gate.wakeUpFuture().thenRun(onGateReady[index]);
             }
         }
         return Optional.empty();
+    }
+
+    /** The next priority event of a gate that announced one, or empty. Consumer thread. */
+    private Optional<BufferOrEvent> pollPriority() throws IOException {
+        while (true) {
+            int index;
+            synchronized (lock) {
+                index = priority.peek();
+                if (index < 0) {
+                    return Optional.empty();
+                }
+            }
+            InputGate gate = gates.get(index);
+            Optional<BufferOrEvent> next = Optional.empty();
+            if (gate.priorityEventWakeUpFuture().isDone()) {
+                next = gate.pollNext();
+            }
+            CompletableFuture<?> pending = gate.priorityEventWakeUpFuture();
+            if (!pending.isDone() || next.isEmpty()) {
+                // Its priority events are taken (or it had none after all): off the queue, armed on the new future.
+                // Not on a future that is done although the poll found nothing (a gate breaking its contract, or
+                // finished): that would queue it again at once; the gate is still polled in turn.
+                synchronized (lock) {
+                    priority.poll();
+                    priorityQueued[index] = false;
+                }
+                if (!pending.isDone() && !gate.isFinished()) {
+                    pending.thenRun(onPriorityReady[index]);
+                }
+            }
+            if (next.isPresent()) {
+                return offset(next, index);
+            }
+        }
     }
 
     /** {@code next} of gate {@code index}, renumbered into the union's channels. */
@@ -116,48 +222,52 @@ public final class UnionInputGate implements InputGate {
                 : Optional.of(new OffsetBufferOrEvent(next.get(), channelOffsets[index]));
     }
 
+    /** Queues gate {@code index} to be polled (once); wakes the consumer when it is the first. Any thread. */
+    private void gateReady(int index) {
+        enqueue(index, false);
+    }
+
+    /** Queues gate {@code index} as having a priority event (once); wakes the consumer. Any thread. */
+    private void priorityReady(int index) {
+        enqueue(index, true);
+    }
+
+    /**
+     * Adds {@code index} to the priority queue or the queue of gates to poll, unless it is there; completes the
+     * union's wake-up future when this made the union go from nothing queued (in either queue) to something. Any
+     * thread.
+     */
+    private void enqueue(int index, boolean priorityEvent) {
+        CompletableFuture<Void> toComplete = null;
+        synchronized (lock) {
+            IntQueue queue = priorityEvent ? priority : ready;
+            boolean[] inQueue = priorityEvent ? priorityQueued : queued;
+            if (inQueue[index]) {
+                return;
+            }
+            inQueue[index] = true;
+            queue.add(index);
+            if (ready.size() + priority.size() == 1) {
+                toComplete = readyFuture;
+            }
+        }
+        if (toComplete != null) {
+            toComplete.complete(null);
+        }
+    }
+
     @Override
     public Optional<BufferOrEvent> getNext() throws IOException, InterruptedException {
         while (true) {
             Optional<BufferOrEvent> next = pollNext();
-            if (next.isPresent() || isFinished()) {
+            if (next.isPresent() || finishedGates == gates.size()) {
                 return next;
             }
             try {
-                wakeUpOfUnfinishedGates().get();
+                wakeUpFuture().get();
             } catch (ExecutionException e) {
                 throw new ShuffleException("An input gate of the union failed: " + e.getCause(), e.getCause());
             }
-        }
-    }
-
-    /**
-     * What {@link #getNext()} waits on: a done wake-up future of an unfinished gate as soon as one is found (no wait
-     * then), the only pending one when a single gate is unfinished, else any of the pending ones. Allocates only in
-     * the last case (the {@code anyOf} future). Consumer thread.
-     */
-    private CompletableFuture<?> wakeUpOfUnfinishedGates() {
-        int pending = 0;
-        try {
-            for (InputGate gate : gates) {
-                if (!gate.isFinished()) {
-                    CompletableFuture<?> wakeUp = gate.wakeUpFuture();
-                    if (wakeUp.isDone()) {
-                        return wakeUp;
-                    }
-                    waitingOn[pending++] = wakeUp;
-                }
-            }
-            if (pending == 0) {
-                return DONE;
-            }
-            if (pending == 1) {
-                return waitingOn[0];
-            }
-            // anyOf copies the array, so the buffer can be emptied and reused.
-            return CompletableFuture.anyOf(pending == waitingOn.length ? waitingOn : Arrays.copyOf(waitingOn, pending));
-        } finally {
-            Arrays.fill(waitingOn, 0, pending, null);
         }
     }
 
@@ -176,13 +286,25 @@ public final class UnionInputGate implements InputGate {
     /**
      * {@inheritDoc}
      *
-     * <p>Any of the unfinished gates' {@link InputGate#wakeUpFuture()}s, completed by the thread that completes it.
+     * <p>The union's own future: done while a gate is queued to be polled (a gate whose wake-up future completed, or
+     * that handed something out and may have more) and once every gate was seen finished, else pending until the
+     * thread that completes a gate's wake-up future queues it. A done future may still find nothing: the gate's
+     * poll then re-arms it.
      *
-     * @return completes when a gate that has not finished has something, or finishes or fails
+     * @return completes when a gate that has not finished may have something, or finishes or fails
      */
     @Override
     public CompletableFuture<?> wakeUpFuture() {
-        return anyOfUnfinished(InputGate::wakeUpFuture);
+        synchronized (lock) {
+            // Every gate is queued, waiting on its armed future, or seen finished (then never armed again).
+            if (ready.size() > 0 || priority.size() > 0 || finishedGates == gates.size()) {
+                return DONE;
+            }
+            if (readyFuture.isDone()) {
+                readyFuture = new CompletableFuture<>();
+            }
+            return readyFuture;
+        }
     }
 
     /** A done future of an unfinished gate, else the only pending one, else any of the pending ones. */

@@ -22,6 +22,10 @@ final class ScriptedInputGate implements InputGate {
     private final List<Integer> taskEventChannels = new ArrayList<>(); // guarded by this
     private final List<Integer> resumedChannels = new ArrayList<>(); // guarded by this
     private CompletableFuture<Void> available = new CompletableFuture<>(); // guarded by this
+    /** Priority events at the head of {@link #queue}; the priority future is done while there are some. */
+    private int priorityEvents; // guarded by this
+    private CompletableFuture<Void> priorityAvailable = new CompletableFuture<>(); // guarded by this
+    private int priorityFutureCalls; // guarded by this
     private boolean finished; // guarded by this
     private IOException failure; // guarded by this
     private IOException setupFailure; // guarded by this
@@ -45,6 +49,30 @@ final class ScriptedInputGate implements InputGate {
         }
         wake();
         return this;
+    }
+
+    /**
+     * Queues a priority event ahead of everything queued but earlier priority events, and completes the priority
+     * future; wakes a waiting consumer.
+     */
+    synchronized ScriptedInputGate addPriority(TestBuffer event) {
+        ArrayDeque<TestBuffer> rest = new ArrayDeque<>();
+        for (int i = 0; i < priorityEvents; i++) {
+            rest.add(queue.poll());
+        }
+        rest.add(event);
+        rest.addAll(queue);
+        queue.clear();
+        queue.addAll(rest);
+        priorityEvents++;
+        priorityAvailable.complete(null);
+        wake();
+        return this;
+    }
+
+    /** @return how often priorityEventWakeUpFuture() or priorityEventAvailableFuture() was called */
+    synchronized int priorityFutureCalls() {
+        return priorityFutureCalls;
     }
 
     /** Queues the buffers of {@code channel}, one per array. */
@@ -148,6 +176,9 @@ final class ScriptedInputGate implements InputGate {
         if (next == null) {
             return Optional.empty();
         }
+        if (priorityEvents > 0 && --priorityEvents == 0) {
+            priorityAvailable = new CompletableFuture<>();
+        }
         handedOut.add(next);
         return Optional.of(next);
     }
@@ -188,6 +219,12 @@ final class ScriptedInputGate implements InputGate {
     }
 
     @Override
+    public synchronized CompletableFuture<?> priorityEventAvailableFuture() {
+        priorityFutureCalls++;
+        return priorityAvailable;
+    }
+
+    @Override
     public synchronized boolean isFinished() {
         return finished && queue.isEmpty();
     }
@@ -216,6 +253,7 @@ final class ScriptedInputGate implements InputGate {
     @Override
     public synchronized void close() {
         closeCalls++;
+        priorityAvailable.complete(null);
         while (!queue.isEmpty()) {
             queue.poll().recycle();
         }

@@ -83,9 +83,7 @@ class UnionInputGateTest {
         ScriptedInputGate first = new ScriptedInputGate(1);
         ScriptedInputGate second = new ScriptedInputGate(2);
         UnionInputGate union = new UnionInputGate(List.of(first, second));
-        CompletableFuture<Optional<BufferOrEvent>> next = BackgroundTask.start("blocked-union-reader", union::getNext).result();
-        first.awaitWaiting();
-        second.awaitWaiting();
+        CompletableFuture<Optional<BufferOrEvent>> next = getNextInBackground(union, first, second);
 
         second.add(TestBuffer.buffer(1, new byte[] {5}));
 
@@ -93,8 +91,148 @@ class UnionInputGateTest {
         assertEquals(2, received.channelIndex());
         assertEquals(5, received.data().get(0));
         received.recycle();
-        assertEquals(2, first.pollCalls(), "polled once before waiting and once after waking");
+        assertEquals(1, first.pollCalls(), "polled once before waiting; its future did not complete: not again");
         assertEquals(2, second.pollCalls(), "polled once before waiting and once after waking");
+    }
+
+    @Test
+    void getNext_afterAWakeUp_pollsOnlyTheGateThatWoke_notEveryGate() throws Exception {
+        List<ScriptedInputGate> gates = gates(100);
+        UnionInputGate union = new UnionInputGate(new ArrayList<>(gates));
+        CompletableFuture<Optional<BufferOrEvent>> next =
+                getNextInBackground(union, gates.toArray(new ScriptedInputGate[0]));
+
+        gates.get(57).add(TestBuffer.buffer(0, new byte[] {57}));
+
+        BufferOrEvent received = next.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertEquals(57, received.channelIndex());
+        received.recycle();
+        assertEquals(101, totalPollCalls(gates), "each gate polled once before the wait, then only gate 57");
+    }
+
+    @Test
+    void readingOneBusyGateAmongMany_pollsTheIdleGatesOnce_notOncePerBuffer() throws Exception {
+        List<ScriptedInputGate> gates = gates(100);
+        for (int i = 0; i < 50; i++) {
+            gates.get(3).add(TestBuffer.buffer(0, new byte[] {(byte) i}));
+        }
+        UnionInputGate union = new UnionInputGate(new ArrayList<>(gates));
+
+        for (int i = 0; i < 50; i++) {
+            BufferOrEvent next = union.pollNext().orElseThrow();
+            assertEquals(3, next.channelIndex());
+            assertEquals(i, next.data().get(0));
+            next.recycle();
+        }
+
+        assertEquals(99 + 50, totalPollCalls(gates), "the 99 idle gates once each, the busy one once per buffer");
+        int priorityLooks = 0;
+        for (ScriptedInputGate gate : gates) {
+            priorityLooks += gate.priorityFutureCalls();
+        }
+        assertTrue(priorityLooks <= 2 * gates.size(), "priority futures looked at " + priorityLooks
+                + " times for 50 buffers of 100 gates: once to arm each, not per buffer");
+    }
+
+    @Test
+    void aPriorityEvent_isPolledBeforeEveryGatesData_whateverTheTurn() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        first.add(TestBuffer.buffer(0, new byte[] {1}), TestBuffer.buffer(0, new byte[] {2}));
+        second.add(TestBuffer.buffer(0, new byte[] {3}));
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+        BufferOrEvent data = union.pollNext().orElseThrow();
+        assertEquals(1, data.data().get(0));
+        data.recycle();
+
+        first.addPriority(TestBuffer.event(0, new byte[] {9}));
+
+        BufferOrEvent priority = union.pollNext().orElseThrow();
+        assertTrue(priority.isEvent());
+        assertEquals(0, priority.channelIndex());
+        assertEquals(9, priority.data().get(0));
+        priority.recycle();
+        List<Byte> rest = new ArrayList<>();
+        for (Optional<BufferOrEvent> next = union.pollNext(); next.isPresent(); next = union.pollNext()) {
+            rest.add(next.get().data().get(0));
+            next.get().recycle();
+        }
+        assertEquals(List.of((byte) 3, (byte) 2), rest, "then the turn goes on where it was: gate 1, then gate 0");
+        assertEveryBufferRecycledOnce(first, second);
+    }
+
+    @Test
+    void getNext_wakesForAPriorityEvent() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+        CompletableFuture<Optional<BufferOrEvent>> next = getNextInBackground(union, first, second);
+
+        second.addPriority(TestBuffer.event(0, new byte[] {4}));
+
+        BufferOrEvent received = next.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertTrue(received.isEvent());
+        assertEquals(1, received.channelIndex());
+        received.recycle();
+    }
+
+    @Test
+    void wakeUpFuture_isPendingWhileNoGateWoke_andDoneOnceOneDoes() throws Exception {
+        List<ScriptedInputGate> gates = gates(3);
+        UnionInputGate union = new UnionInputGate(new ArrayList<>(gates));
+        assertTrue(union.wakeUpFuture().isDone(), "every gate is to be polled at first");
+        assertEquals(Optional.empty(), union.pollNext());
+
+        CompletableFuture<?> wakeUp = union.wakeUpFuture();
+        assertFalse(wakeUp.isDone());
+        gates.get(2).add(TestBuffer.buffer(0, new byte[] {2}));
+
+        assertTrue(wakeUp.isDone(), "completed by the thread that woke gate 2");
+        BufferOrEvent next = union.pollNext().orElseThrow();
+        assertEquals(2, next.channelIndex());
+        next.recycle();
+    }
+
+    @Test
+    void wakeUpFuture_isDoneOnceEveryGateFinished() throws Exception {
+        List<ScriptedInputGate> gates = gates(2);
+        UnionInputGate union = new UnionInputGate(new ArrayList<>(gates));
+        assertEquals(Optional.empty(), union.pollNext());
+        CompletableFuture<?> wakeUp = union.wakeUpFuture();
+
+        gates.get(0).finish();
+        gates.get(1).finish();
+
+        assertTrue(wakeUp.isDone(), "a gate finishing wakes the union");
+        assertEquals(Optional.empty(), union.getNext());
+        assertTrue(union.wakeUpFuture().isDone(), "nothing left to wait for");
+    }
+
+    /** Starts {@code union.getNext()} on another thread and returns once it waits on every gate given. */
+    private static CompletableFuture<Optional<BufferOrEvent>> getNextInBackground(UnionInputGate union,
+            ScriptedInputGate... waitingOn) throws InterruptedException {
+        CompletableFuture<Optional<BufferOrEvent>> next =
+                BackgroundTask.start("blocked-union-reader", union::getNext).result();
+        for (ScriptedInputGate gate : waitingOn) {
+            gate.awaitWaiting();
+        }
+        return next;
+    }
+
+    private static List<ScriptedInputGate> gates(int count) {
+        List<ScriptedInputGate> gates = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            gates.add(new ScriptedInputGate(1));
+        }
+        return gates;
+    }
+
+    private static int totalPollCalls(List<ScriptedInputGate> gates) {
+        int calls = 0;
+        for (ScriptedInputGate gate : gates) {
+            calls += gate.pollCalls();
+        }
+        return calls;
     }
 
     @Test
@@ -102,10 +240,7 @@ class UnionInputGateTest {
         ScriptedInputGate first = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
         ScriptedInputGate second = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
         UnionInputGate union = new UnionInputGate(List.of(first, second));
-        CompletableFuture<Optional<BufferOrEvent>> next =
-                BackgroundTask.start("blocked-union-reader", union::getNext).result();
-        first.awaitWaiting();
-        second.awaitWaiting();
+        CompletableFuture<Optional<BufferOrEvent>> next = getNextInBackground(union, first, second);
 
         second.add(TestBuffer.buffer(0, new byte[] {7}));
 
@@ -122,9 +257,7 @@ class UnionInputGateTest {
         finished.finish();
         ScriptedInputGate open = new ScriptedInputGate(1).wakeOnlyThroughWakeUpFuture();
         UnionInputGate union = new UnionInputGate(List.of(finished, open));
-        CompletableFuture<Optional<BufferOrEvent>> next =
-                BackgroundTask.start("blocked-union-reader", union::getNext).result();
-        open.awaitWaiting();
+        CompletableFuture<Optional<BufferOrEvent>> next = getNextInBackground(union, open);
 
         open.add(TestBuffer.buffer(0, new byte[] {9}));
 

@@ -10,6 +10,7 @@ import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleMaster;
+import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.api.UnionInputGate;
@@ -50,6 +51,8 @@ final class StreamingFixture {
     private final List<Thread> threads = new ArrayList<>();
     private final DeliveryCounter delivered = new DeliveryCounter();
     private final AtomicLong emitted = new AtomicLong();
+    /** CPU per delivered record from the first invocation (warm-up included) to the teardown. */
+    private final ThreadCpu cpu = new ThreadCpu();
     private volatile boolean producing = true;
 
     /**
@@ -132,6 +135,7 @@ final class StreamingFixture {
      * @param records how many more
      */
     void awaitDelivered(long records) {
+        cpu.mark(delivered.total());
         delivered.awaitMore(records);
     }
 
@@ -215,6 +219,7 @@ final class StreamingFixture {
      * @throws Exception when records were lost, buffers leaked, or a thread did not stop
      */
     void close() throws Exception {
+        printCosts(); // while every thread still runs: a thread that has ended has no CPU time to read
         producing = false;
         try {
             for (Thread thread : threads) {
@@ -239,6 +244,23 @@ final class StreamingFixture {
             }
             master.close();
             environments.close();
+        }
+    }
+
+    /**
+     * Prints (stderr, in the JMH output) the data buffers the producing side wrote to the transport and their mean
+     * size (the cost per buffer is paid per buffer sent, and with many channels a flush may send a buffer before it
+     * is full; nothing for in-process links, which send no buffer), and the CPU per delivered record by thread.
+     */
+    private void printCosts() {
+        ShuffleMetrics sent = environments.get(0).metrics();
+        if (sent.buffersSent() > 0) {
+            System.err.printf("# data buffers sent: %d, %.0f bytes per buffer; records delivered: %d%n",
+                    sent.buffersSent(), (double) sent.bytesSent() / sent.buffersSent(), delivered.total());
+        }
+        String cpuLine = cpu.report(delivered.total());
+        if (!cpuLine.isEmpty()) {
+            System.err.println(cpuLine);
         }
     }
 
