@@ -19,7 +19,9 @@ import java.nio.ByteBuffer;
  * Decodes the frames a server sends to a client into {@link BufferResponse}, {@link ErrorResponse} and
  * {@link Heartbeat}, copying
  * BufferResponse payloads straight from the socket's ByteBufs into a buffer of the receiving channel, across as
- * many reads as the payload spans. Only headers are accumulated: the {@link Frame} header and the BufferResponse
+ * many reads as the payload spans. A {@link StoredBuffersResponse} (a run of a blocking partition's stored buffers)
+ * is split into one BufferResponse per stored buffer, numbered on from its first sequence number, each decoded as a
+ * BufferResponse of its own would be. Only headers are accumulated: the {@link Frame} header and the BufferResponse
  * header in one ByteBuf of {@value #HEADER_CAPACITY} bytes, and an ErrorResponse body (at most
  * {@code maxFrameLength}) in a ByteBuf of its own size. So Netty never holds a payload.
  *
