@@ -60,15 +60,13 @@ final class BlockingRun {
                             null);
                     Phases phases = writeThenRead(environments, master, warmUp, "warm-up ");
                     if (phases.failure() != null) {
-                        return summary(phases.readBytes(), phases.readRecords(), phases.write(), phases.read(),
-                                phases.written(), limits, phases.failure());
+                        return summary(phases, limits);
                     }
                     err.println(String.format(Locale.ROOT, "warm-up done (unmeasured): write %s, read %s",
                             DiskLimits.rate(phases.writeRate()), DiskLimits.rate(phases.readRate())));
                 }
                 Phases phases = writeThenRead(environments, master, options.workload(), "");
-                return summary(phases.readBytes(), phases.readRecords(), phases.write(), phases.read(),
-                        phases.written(), limits, phases.failure());
+                return summary(phases, limits);
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
@@ -76,7 +74,7 @@ final class BlockingRun {
             }
             MeasuredRun.Outcome none = new MeasuredRun.Outcome(e, 0, MemoryPeak.NONE, 0, SoakReport.NONE, FlowSummary.NONE,
                     ReportSeries.NONE);
-            return summary(0, 0, none, none, 0, null, e);
+            return summary(new Phases(none, none, 0, 0, 0), null);
         }
     }
 
@@ -108,7 +106,7 @@ final class BlockingRun {
                 producerSide::bytes, null);
         long written = producerSide.bytes();
         if (write.failure() != null) {
-            return new Phases(write, write, written, 0, 0);
+            return new Phases(write, write, 0, 0, 0);
         }
         List<InputGate> gates = new ArrayList<>();
         for (int c = 0; c < consumers; c++) {
@@ -151,10 +149,13 @@ final class BlockingRun {
         return Path.of(first);
     }
 
-    private RunSummary summary(long bytes, long records, MeasuredRun.Outcome write, MeasuredRun.Outcome read,
-                               long written, DiskLimits limits, Throwable failure) {
-        double writeRate = write.wallNanos() == 0 ? 0 : written * 1e9 / write.wallNanos();
-        double readRate = read.wallNanos() == 0 ? 0 : bytes * 1e9 / read.wallNanos();
+    /** The run's summary from the measured round {@code run}; {@code limits} is null when dd did not run. */
+    private RunSummary summary(Phases run, DiskLimits limits) {
+        MeasuredRun.Outcome write = run.write();
+        MeasuredRun.Outcome read = run.read();
+        Throwable failure = run.failure();
+        double writeRate = run.writeRate();
+        double readRate = run.readRate();
         String phases = String.format(Locale.ROOT, "blocking: write %s, read %s", DiskLimits.rate(writeRate),
                 DiskLimits.rate(readRate));
         if (limits != null) {
@@ -171,7 +172,8 @@ final class BlockingRun {
                 + options.shuffleConfig().get(ShuffleOptions.NETTY_TRANSPORT)) + ", compression " + codec + "; "
                 + phases;
         return new RunSummary(Command.RUN.word(), shape, options.producers(), options.consumers(),
-                options.workload().sizes().toString(), bytes, records, write.wallNanos() + read.wallNanos(),
+                options.workload().sizes().toString(), run.readBytes(), run.readRecords(),
+                write.wallNanos() + read.wallNanos(),
                 LatencySummary.NONE, memory, write.buffersNotReturned() + read.buffersNotReturned(),
                 failure == null ? null : MeasuredRun.describe(failure), SoakReport.NONE, bothPhases(write, read));
     }

@@ -121,7 +121,9 @@ class BlockingPartitionTest {
                     () -> RecordTraffic.readToEnd(first, new RecordVerifier("consumer a", new int[] {0})));
             BackgroundTask<Long> b = shuffle.fork("consumer b",
                     () -> RecordTraffic.readToEnd(second, new RecordVerifier("consumer b", new int[] {0})));
-            Thread.sleep(100); // let the requests arrive first: no assertion depends on it
+            // Both consumers wait for data before anything is written: their requests came before finish().
+            Await.blocked(a.thread());
+            Await.blocked(b.thread());
             long[] records = produce(writer, 20L << 20);
             writer.finish();
 
