@@ -28,7 +28,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -326,11 +328,18 @@ class BlockingPartitionTest {
         }
     }
 
+    /** The partition files under the temp directory; a file deleted while the tree is walked means: walk again. */
     private List<Path> dataFiles() {
-        try (Stream<Path> files = Files.walk(tmp)) {
-            return files.filter(p -> p.toString().endsWith(".data") || p.toString().endsWith(".index")).toList();
-        } catch (IOException e) {
-            throw new AssertionError(e);
+        while (true) {
+            try (Stream<Path> files = Files.walk(tmp)) {
+                return files.filter(p -> p.toString().endsWith(".data") || p.toString().endsWith(".index")).toList();
+            } catch (UncheckedIOException e) {
+                if (!(e.getCause() instanceof NoSuchFileException)) {
+                    throw new AssertionError(e);
+                }
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
         }
     }
 
