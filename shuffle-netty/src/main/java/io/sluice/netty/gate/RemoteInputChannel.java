@@ -248,8 +248,17 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
     }
 
-    /** A failure reported for this channel alone, or for its whole connection. Any thread. */
+    /**
+     * A failure reported for this channel alone, or for its whole connection. Ignored once the channel has received
+     * its end of partition: everything it will ever deliver is then queued here, and the producer may close the
+     * connection as soon as its partition counts as consumed, before this channel's consumer has read the end. Any
+     * thread.
+     */
     public void onError(Throwable cause) {
+        if (endOfPartitionReceived) {
+            LOG.debug("{} has its whole stream; ignoring a later failure: {}", this, String.valueOf(cause));
+            return;
+        }
         setError(cause);
     }
 

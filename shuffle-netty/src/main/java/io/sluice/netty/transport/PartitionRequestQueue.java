@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
@@ -257,12 +258,39 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     }
 
     private void removeReader(CreditBasedViewReader reader) {
+        forgetReader(reader);
+        reader.release();
+    }
+
+    /** Takes the reader out of this connection's maps and queue, leaving its view as it is. Event loop. */
+    private void forgetReader(CreditBasedViewReader reader) {
         allReaders.remove(reader.receiverId(), reader);
         if (reader.isQueued()) {
             availableReaders.remove(reader);
             reader.setQueued(false);
         }
-        reader.release();
+    }
+
+    /**
+     * Writes a reader's end of partition: the reader is done and leaves this connection now, but its view is
+     * released only once the end (and so every buffer before it) has left the connection's outbound buffer for the
+     * socket, or the write failed. Releasing the view is what lets the subpartition, and with its last one the
+     * partition, count as consumed; a producer may close its environment as soon as its partitions are consumed
+     * ({@code ShuffleEnvironment.partitionsOccupyingLocalResources()}), and that close drops whatever still waits
+     * in Netty's outbound buffer. Releasing at the write, as before, lost the tail of a stream to a consumer whose
+     * socket was full. Event loop; the listener runs on it too.
+     */
+    private void writeEndOfPartition(CreditBasedViewReader reader, BufferResponse response) {
+        forgetReader(reader);
+        ChannelPromise written = ctx.newPromise();
+        written.addListener(future -> {
+            if (!future.isSuccess()) {
+                LOG.debug("End of partition for {} not written on {}: {}", reader, ctx.channel(),
+                        String.valueOf(future.cause()));
+            }
+            reader.release();
+        });
+        ctx.write(response, written);
     }
 
     /**
@@ -373,13 +401,14 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
                     ? compressIfSmaller(buffer, reader.receiverId(), next.sequenceNumber(), next.buffersInBacklog())
                     : new BufferResponse(buffer, reader.receiverId(), next.sequenceNumber(), next.buffersInBacklog(),
                     dataType, buffer.readableBytes());
-            ctx.write(response, ctx.voidPromise());
             metrics.onBufferSent(response.bufferSize());
             wrote = true;
             if (endOfPartition) {
-                // The subpartition is read to its end: this reader is done.
-                removeReader(reader);
-            } else if ((next.isDataAvailable() && reader.credit() > 0) || next.nextIsEvent()) {
+                writeEndOfPartition(reader, response);
+                continue;
+            }
+            ctx.write(response, ctx.voidPromise());
+            if ((next.isDataAvailable() && reader.credit() > 0) || next.nextIsEvent()) {
                 // The poll already said what follows (under the subpartition's lock): no second look. When it
                 // said "nothing", the subpartition notifies again; when credit ran out, AddCredit re-checks.
                 reader.setQueued(true);

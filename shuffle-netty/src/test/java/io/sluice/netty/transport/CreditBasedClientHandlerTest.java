@@ -416,6 +416,33 @@ class CreditBasedClientHandlerTest {
         }
     }
 
+    // CTE-3, CH-8: a producer may close its connection once its partition was consumed; a channel that already holds
+    // its end of partition has everything and must not fail because its consumer has not read it yet
+    @Test
+    void connectionClosedAfterAChannelsEndOfPartitionArrived_thatChannelDeliversEverything_theOtherFails()
+            throws Exception {
+        SingleInputGate gate = requestedGate(2, 2, 0);
+        RemoteInputChannel complete = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel unfinished = RemoteChannels.channel(gate, 1);
+        Buffer end = EventSerializer.endOfPartition();
+        connection.receive(data(complete, 0, 0, 10), data(unfinished, 0, 0, 10),
+                new BufferResponse(end, complete.inputChannelId(), 1, 0, DataType.EVENT_BUFFER, end.readableBytes()));
+
+        connection.channel().close();
+        connection.runPendingTasks();
+
+        assertPayload(TestBuffers.pattern(10, 0), RemoteChannels.nextBuffer(complete));
+        Buffer last = RemoteChannels.nextBuffer(complete);
+        try {
+            assertTrue(EventSerializer.isEndOfPartition(last), "the end of partition follows the data: " + last);
+        } finally {
+            last.recycleBuffer();
+        }
+        assertFalse(RemoteChannels.hasError(complete), "its stream was complete before the connection closed");
+        assertThrows(TransportException.class, () -> RemoteChannels.nextBuffer(unfinished),
+                "a channel still waiting for its end learns that the connection is gone");
+    }
+
     // CTE-4, CH-11
     @Test
     void exceptionInThePipeline_failsEveryChannelWithTransportException_andClosesTheConnection() throws Exception {

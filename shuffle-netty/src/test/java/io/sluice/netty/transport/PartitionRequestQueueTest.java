@@ -260,6 +260,45 @@ class PartitionRequestQueueTest {
         assertTrue(partition.isReleased(), "every subpartition was read: the partition let go of its memory");
     }
 
+    // PRQ-4, CH-8: a partition counts as consumed only once its end has left the server for the socket
+    @Test
+    void endOfPartitionStillInTheOutboundBuffer_keepsThePartition_untilTheSocketTookIt() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        emitOneBufferRecords(partition, 0, 1);
+        partition.finish();
+        connection.holdFlushes(true);
+
+        connection.send(request(partition, 0, RECEIVER, 1));
+
+        assertNull(connection.reader(RECEIVER), "a reader that wrote its end of partition is done");
+        assertFalse(partition.isReleased(), "the last buffer and the end of partition still wait in the outbound "
+                + "buffer: a producer that closed its environment now would drop them");
+        assertTrue(fixture.manager().registeredPartitionIds().contains(partition.partitionId()),
+                "still registered while unwritten");
+        connection.holdFlushes(false);
+        List<ServerConnection.Sent> sent = connection.writtenBuffers();
+        assertEquals(2, sent.size());
+        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), sent.get(1).payload());
+        assertTrue(partition.isReleased(), "written to the socket: now the partition is consumed and released");
+    }
+
+    // CH-8: the end of partition never written (the connection closed first) still releases the partition
+    @Test
+    void connectionClosedWithTheEndOfPartitionUnwritten_releasesThePartitionAndEveryBuffer() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        emitOneBufferRecords(partition, 0, 2);
+        partition.finish();
+        connection.holdFlushes(true);
+        connection.send(request(partition, 0, RECEIVER, 2));
+        assertFalse(partition.isReleased());
+
+        connection.closeConnection();
+
+        assertTrue(partition.isReleased(), "the write failed: the reader lets go of its view all the same");
+        assertEquals(0, connection.writtenBuffers().size(), "nothing reached the socket");
+    }
+
     // PRQ-5 (coalescing: one flush per event-loop pass)
     @Test
     void manyProducerNotificationsBeforeTheEventLoopRuns_areServedInOnePassWithOneFlush() throws Exception {

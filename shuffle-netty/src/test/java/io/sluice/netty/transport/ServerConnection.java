@@ -102,6 +102,19 @@ final class ServerConnection implements AutoCloseable {
         return flushes.count;
     }
 
+    /**
+     * Holds ({@code true}) the server's flushes before they reach the socket, as a socket whose send buffer is full
+     * would: what the server writes meanwhile stays in the channel's outbound buffer and its write promises stay
+     * pending. Letting go ({@code false}) flushes once, and so completes them.
+     */
+    void holdFlushes(boolean hold) {
+        flushes.held = hold;
+        if (!hold) {
+            channel.flush();
+            EventLoopTasks.run(channel);
+        }
+    }
+
     /** Hands raw bytes to the server's decoder, in reads of {@code chunkSize}. */
     void sendRaw(byte[] bytes, int chunkSize) {
         fed.addAll(EventLoopTasks.deliverBytes(channel, bytes, chunkSize));
@@ -189,15 +202,18 @@ final class ServerConnection implements AutoCloseable {
         }
     }
 
-    /** Counts the flushes that reach the head of the pipeline (the socket). Event loop. */
+    /** Counts the flushes that reach the head of the pipeline (the socket), and holds them when told. Event loop. */
     private static final class FlushCounter extends ChannelOutboundHandlerAdapter {
 
         private int count;
+        private boolean held;
 
         @Override
         public void flush(ChannelHandlerContext ctx) {
             count++;
-            ctx.flush();
+            if (!held) {
+                ctx.flush();
+            }
         }
     }
 }
