@@ -255,7 +255,8 @@ class PartitionRequestQueueTest {
         assertSent(sent.get(0), RECEIVER, 0, 0, 0);
         assertEquals(DataType.EVENT_BUFFER, sent.get(1).dataType());
         assertEquals(1, sent.get(1).sequenceNumber());
-        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), sent.get(1).payload());
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition(PartitionFixture.DEFAULT_SEGMENT_SIZE)),
+                sent.get(1).payload(), "the end carries the one buffer's data bytes");
         assertNull(connection.reader(RECEIVER), "a reader read to its end is removed");
         assertTrue(partition.isReleased(), "every subpartition was read: the partition let go of its memory");
     }
@@ -279,7 +280,8 @@ class PartitionRequestQueueTest {
         List<ServerConnection.Sent> sent = connection.writtenBuffers();
         assertEquals(2, sent.size());
         assertSent(sent.get(0), RECEIVER, 0, 0, 0);
-        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), sent.get(1).payload());
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition(PartitionFixture.DEFAULT_SEGMENT_SIZE)),
+                sent.get(1).payload(), "the end carries the one buffer's data bytes");
         assertTrue(partition.isReleased(), "written to the socket: now the partition is consumed and released");
     }
 
@@ -380,7 +382,8 @@ class PartitionRequestQueueTest {
         for (int i = 0; i < all.size(); i++) {
             assertEquals(i, all.get(i).sequenceNumber(), "sequence numbers count every buffer and event");
         }
-        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), all.get(all.size() - 1).payload());
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition(received.size())), all.get(all.size() - 1).payload(),
+                "the end of partition counts every data byte written");
     }
 
     // ------------------------------------------------------------------------------------------------------------
