@@ -250,13 +250,7 @@ class PartitionRequestQueueTest {
 
         connection.send(request(partition, 0, RECEIVER, 1));
 
-        List<ServerConnection.Sent> sent = connection.writtenBuffers();
-        assertEquals(2, sent.size());
-        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
-        assertEquals(DataType.EVENT_BUFFER, sent.get(1).dataType());
-        assertEquals(1, sent.get(1).sequenceNumber());
-        assertArrayEquals(eventBytes(EventSerializer.endOfPartition(PartitionFixture.DEFAULT_SEGMENT_SIZE)),
-                sent.get(1).payload(), "the end carries the one buffer's data bytes");
+        assertOneBufferThenItsEnd(connection.writtenBuffers());
         assertNull(connection.reader(RECEIVER), "a reader read to its end is removed");
         assertTrue(partition.isReleased(), "every subpartition was read: the partition let go of its memory");
     }
@@ -277,11 +271,7 @@ class PartitionRequestQueueTest {
         assertTrue(fixture.manager().registeredPartitionIds().contains(partition.partitionId()),
                 "still registered while unwritten");
         connection.holdFlushes(false);
-        List<ServerConnection.Sent> sent = connection.writtenBuffers();
-        assertEquals(2, sent.size());
-        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
-        assertArrayEquals(eventBytes(EventSerializer.endOfPartition(PartitionFixture.DEFAULT_SEGMENT_SIZE)),
-                sent.get(1).payload(), "the end carries the one buffer's data bytes");
+        assertOneBufferThenItsEnd(connection.writtenBuffers());
         assertTrue(partition.isReleased(), "written to the socket: now the partition is consumed and released");
     }
 
@@ -387,6 +377,16 @@ class PartitionRequestQueueTest {
     }
 
     // ------------------------------------------------------------------------------------------------------------
+
+    /** Exactly one full data buffer (sequence number 0), then the end of partition counting its bytes. */
+    private static void assertOneBufferThenItsEnd(List<ServerConnection.Sent> sent) {
+        assertEquals(2, sent.size());
+        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
+        assertEquals(DataType.EVENT_BUFFER, sent.get(1).dataType());
+        assertEquals(1, sent.get(1).sequenceNumber());
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition(PartitionFixture.DEFAULT_SEGMENT_SIZE)),
+                sent.get(1).payload(), "the end carries the one buffer's data bytes");
+    }
 
     private static PartitionRequest request(ResultPartition partition, int subpartition, InputChannelId receiver,
                                             int credit) {
