@@ -24,6 +24,9 @@ public final class EventSerializer {
     /** The largest serialized event: the type tag and {@link ResultPartitionWriter#MAX_EVENT_BYTES} of payload. */
     public static final int MAX_SERIALIZED_EVENT_BYTES = TAG_BYTES + ResultPartitionWriter.MAX_EVENT_BYTES;
 
+    /** Bytes of an end-of-partition event that carries its data byte count: the tag and a long. */
+    public static final int END_OF_PARTITION_COUNTED_BYTES = TAG_BYTES + Long.BYTES;
+
     /** What an event buffer carries. */
     public enum EventType {
         /** The producer has finished this subpartition: no data follows. Never handed to the engine. */
@@ -51,11 +54,56 @@ public final class EventSerializer {
     }
 
     /**
-     * A new end-of-partition event buffer. The caller owns its one reference.
+     * A new end-of-partition event buffer that carries no data byte count (its consumer cannot check that it
+     * received everything; see {@link #endOfPartition(long)}). The caller owns its one reference.
      */
     public static Buffer endOfPartition() {
         byte[] bytes = {EventType.END_OF_PARTITION.tag()};
         return new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, bytes.length);
+    }
+
+    /**
+     * A new end-of-partition event buffer carrying {@code dataBytes}, the bytes of data buffers the producer wrote
+     * to the subpartition: the tag, then the count as a big-endian long. The consumer's gate compares it with the
+     * data bytes it took from the channel, so that a stream cut short anywhere between the producer's buffers and the
+     * gate fails loudly instead of ending early. The caller owns its one reference.
+     */
+    public static Buffer endOfPartition(long dataBytes) {
+        if (dataBytes < 0) {
+            throw new IllegalArgumentException("data bytes of a subpartition cannot be negative: " + dataBytes);
+        }
+        ByteBuffer bytes = ByteBuffer.allocate(END_OF_PARTITION_COUNTED_BYTES);
+        bytes.put(EventType.END_OF_PARTITION.tag()).putLong(dataBytes);
+        return new Buffer(MemorySegment.wrap(bytes.array()), BufferRecycler.DISCARD, false, bytes.capacity());
+    }
+
+    /**
+     * The data bytes an end-of-partition event says its producer wrote to the subpartition.
+     *
+     * @return the count, or -1 when the event carries none ({@link #endOfPartition()})
+     * @throws IllegalArgumentException when {@code endOfPartition} is not an end-of-partition event, or its payload
+     *     is neither empty nor a count
+     */
+    public static long dataBytesOf(Buffer endOfPartition) {
+        if (typeOf(endOfPartition) != EventType.END_OF_PARTITION) {
+            throw new IllegalArgumentException("not an end-of-partition event: " + typeOf(endOfPartition));
+        }
+        int size = endOfPartition.readableBytes();
+        if (size == TAG_BYTES) {
+            return -1;
+        }
+        if (size != END_OF_PARTITION_COUNTED_BYTES) {
+            throw new IllegalArgumentException("an end-of-partition event is " + TAG_BYTES + " or "
+                    + END_OF_PARTITION_COUNTED_BYTES + " bytes (tag, then an optional 8-byte data byte count), not "
+                    + size);
+        }
+        long count = endOfPartition.getMemorySegment().getLong(endOfPartition.getMemorySegmentOffset()
+                + endOfPartition.getReaderIndex() + TAG_BYTES);
+        if (count < 0) {
+            throw new IllegalArgumentException("an end-of-partition event carries a negative data byte count: "
+                    + count);
+        }
+        return count;
     }
 
     /**

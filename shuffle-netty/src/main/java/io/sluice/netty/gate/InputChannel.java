@@ -20,6 +20,9 @@ public abstract class InputChannel {
     protected final ResultPartitionId partitionId;
     protected final int subpartitionIndex;
 
+    /** Bytes of data buffers the gate took from this channel, checked at its end of partition. Consumer thread. */
+    private long dataBytesTaken;
+
     /** The first failure of this channel; surfaces at the consumer's next read. */
     private volatile Throwable error;
 
@@ -39,6 +42,16 @@ public abstract class InputChannel {
     /** The partition this channel reads. */
     public ResultPartitionId partitionId() {
         return partitionId;
+    }
+
+    /** The gate took a data buffer of {@code bytes} bytes from this channel. Consumer thread. */
+    final void onDataTaken(int bytes) {
+        dataBytesTaken += bytes;
+    }
+
+    /** Bytes of data buffers the gate took from this channel so far. Consumer thread. */
+    final long dataBytesTaken() {
+        return dataBytesTaken;
     }
 
     /** Reserves what the channel needs before its request; nothing by default. Consumer thread. */

@@ -205,8 +205,14 @@ public final class SingleInputGate implements InputGate {
                 queueChannel(channel, false);
             }
             Buffer buffer = next.buffer();
-            if (!buffer.isBuffer() && EventSerializer.isEndOfPartition(buffer)) {
-                buffer.recycleBuffer();
+            if (buffer.isBuffer()) {
+                channel.onDataTaken(buffer.readableBytes());
+            } else if (EventSerializer.isEndOfPartition(buffer)) {
+                try {
+                    checkEveryDataByteArrived(channel, buffer);
+                } finally {
+                    buffer.recycleBuffer();
+                }
                 onEndOfPartition(channel);
                 if (finished) {
                     return Optional.empty();
@@ -501,6 +507,38 @@ public final class SingleInputGate implements InputGate {
             queued[channel.channelIndex()] = false;
             return channel;
         }
+    }
+
+    /**
+     * Compares the data bytes the producer says it wrote to the channel's subpartition with those this gate took
+     * from the channel. A mismatch fails the channel (this read and every later one) instead of letting its stream
+     * end early or late. An end without a count (a blocking partition's) is not checked. Consumer thread.
+     *
+     * @throws ShuffleException on a mismatch, or an end-of-partition event whose payload is malformed
+     */
+    private void checkEveryDataByteArrived(InputChannel channel, Buffer endOfPartition) throws ShuffleException {
+        long written;
+        try {
+            written = EventSerializer.dataBytesOf(endOfPartition);
+        } catch (IllegalArgumentException e) {
+            throw failChannel(channel, new ShuffleException("channel " + channel.channelIndex() + " of " + ownerName
+                    + " (partition " + channel.partitionId() + ") received a corrupt end of partition: "
+                    + e.getMessage()));
+        }
+        long taken = channel.dataBytesTaken();
+        if (written >= 0 && written != taken) {
+            throw failChannel(channel, new ShuffleException("channel " + channel.channelIndex() + " of " + ownerName
+                    + " (partition " + channel.partitionId() + ", subpartition " + channel.subpartitionIndex
+                    + ") reached the end of its partition after " + taken + " data bytes, but the producer wrote "
+                    + written + ": " + Math.abs(written - taken) + " bytes were " + (taken < written ? "lost" : "added")
+                    + " between the producer's buffers and this gate"));
+        }
+    }
+
+    /** Records {@code failure} on the channel, which stays queued so every later read reports it; returns it. */
+    private ShuffleException failChannel(InputChannel channel, ShuffleException failure) {
+        channel.setError(failure);
+        return failure;
     }
 
     private void onEndOfPartition(InputChannel channel) {

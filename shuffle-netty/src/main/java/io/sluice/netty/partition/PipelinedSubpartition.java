@@ -160,14 +160,28 @@ public final class PipelinedSubpartition {
         return readView.listener();
     }
 
-    /** Queues the end-of-partition event; later adds are refused. Idempotent. */
+    /** Queues an end-of-partition event without a data byte count; later adds are refused. Idempotent. */
     void finish() {
+        queueEnd(EventSerializer.endOfPartition());
+    }
+
+    /**
+     * Queues the end-of-partition event carrying {@code dataBytes}, the data bytes written to this subpartition
+     * (which its consumer's gate checks); later adds are refused. Idempotent.
+     */
+    void finish(long dataBytes) {
+        queueEnd(EventSerializer.endOfPartition(dataBytes));
+    }
+
+    /** Takes over {@code end}'s reference: queued, or dropped when the subpartition no longer accepts data. */
+    private void queueEnd(Buffer end) {
         BufferAvailabilityListener listener;
         synchronized (lock) {
             if (state != State.OPEN) {
+                end.recycleBuffer();
                 return;
             }
-            buffers.add(new BufferConsumer(EventSerializer.endOfPartition()));
+            buffers.add(new BufferConsumer(end));
             state = State.FINISHED;
             listener = listenerToNotifyLocked();
         }

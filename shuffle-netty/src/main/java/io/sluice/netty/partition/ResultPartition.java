@@ -101,6 +101,11 @@ public final class ResultPartition extends AbstractResultPartition {
      * Javadoc): written and closed only inside a producer call, or by a release on the latest producer's thread.
      */
     private final BufferBuilder[] builders;
+    /**
+     * Data bytes written to each subpartition's finished buffers, for its end of partition (the consumer's gate checks
+     * that it took exactly as many). Confined to the producer.
+     */
+    private final long[] dataBytesWritten;
     /** The 4-byte length prefix of the record being written; reused for every record. Confined to the producer. */
     private final ByteBuffer lengthPrefix = ByteBuffer.allocate(4);
     /**
@@ -150,6 +155,7 @@ public final class ResultPartition extends AbstractResultPartition {
             subpartitions[i] = new PipelinedSubpartition(this, i);
         }
         this.builders = new BufferBuilder[numberOfSubpartitions];
+        this.dataBytesWritten = new long[numberOfSubpartitions];
     }
 
     /** The subpartition at {@code index}. */
@@ -359,7 +365,7 @@ public final class ResultPartition extends AbstractResultPartition {
         }
         for (int i = 0; i < subpartitions.length; i++) {
             finishBuilder(i);
-            subpartitions[i].finish();
+            subpartitions[i].finish(dataBytesWritten[i]);
         }
         boolean finished;
         synchronized (stateLock) {
@@ -717,7 +723,9 @@ public final class ResultPartition extends AbstractResultPartition {
             if (BufferTrace.ENABLED) {
                 BufferTrace.committed(builder);
             }
-            countBuffer(builder.finish());
+            int bytes = builder.finish();
+            countBuffer(bytes);
+            dataBytesWritten[target] += bytes;
             builder.close();
             builders[target] = null;
             subpartitions[target].onTailFinished();

@@ -50,6 +50,15 @@ class EventSerializerFuzzTest {
             return;
         }
         assertEquals(type == EventSerializer.EventType.END_OF_PARTITION, EventSerializer.isEndOfPartition(event));
+        if (type == EventSerializer.EventType.END_OF_PARTITION) {
+            int size = bytes.length - readerIndex;
+            try {
+                long count = EventSerializer.dataBytesOf(event);
+                assertTrue(size == EventSerializer.TAG_BYTES ? count == -1 : count >= 0, "count " + count);
+            } catch (IllegalArgumentException e) {
+                assertTrue(size != EventSerializer.TAG_BYTES, "an end of only its tag is valid: " + e.getMessage());
+            }
+        }
         if (type == EventSerializer.EventType.USER_EVENT) {
             byte[] expected = Arrays.copyOfRange(bytes, readerIndex + EventSerializer.TAG_BYTES, bytes.length);
             ByteBuffer payload = EventSerializer.payloadOf(event);

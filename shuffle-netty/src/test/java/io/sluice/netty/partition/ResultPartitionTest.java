@@ -13,6 +13,7 @@ import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ShuffleException;
 import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
+import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.testing.MemoryAssertions;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.RecordingAvailabilityListener;
@@ -466,7 +467,14 @@ class ResultPartitionTest {
         assertEquals(88 - SEGMENT, rest.bytes().length, "the second record's remaining 24 bytes");
         assertArrayEquals(Arrays.copyOfRange(stream, 0, SEGMENT), full.bytes());
         assertArrayEquals(Arrays.copyOfRange(stream, SEGMENT, stream.length), rest.bytes());
-        assertTrue(Polled.take(view).endOfPartition());
+        BufferAndBacklog end = view.getNextBuffer();
+        try {
+            assertTrue(EventSerializer.isEndOfPartition(end.buffer()));
+            assertEquals(stream.length, EventSerializer.dataBytesOf(end.buffer()),
+                    "the end of partition counts every data byte written to the subpartition, length prefixes included");
+        } finally {
+            end.buffer().recycleBuffer();
+        }
     }
 
     // docs/contract.md: records from 0 bytes to several buffers; the caller's position and limit are left as they were

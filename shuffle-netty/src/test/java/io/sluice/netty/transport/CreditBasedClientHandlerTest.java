@@ -443,6 +443,42 @@ class CreditBasedClientHandlerTest {
                 "a channel still waiting for its end learns that the connection is gone");
     }
 
+    // No silent short stream: the end of partition carries the data bytes written, and the gate checks them
+    @Test
+    void endOfPartitionCountingBytesThatNeverArrived_failsTheChannelNamingBothCounts_onEveryRead() throws Exception {
+        SingleInputGate gate = requestedGate(1, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        Buffer end = EventSerializer.endOfPartition(25);
+        connection.receive(data(channel, 0, 0, 10),
+                new BufferResponse(end, channel.inputChannelId(), 1, 0, DataType.EVENT_BUFFER, end.readableBytes()));
+
+        Optional<BufferOrEvent> first = gate.pollNext();
+        assertTrue(first.isPresent());
+        first.get().recycle();
+        ShuffleException error = assertThrows(ShuffleException.class, gate::pollNext);
+        assertTrue(error.getMessage().contains("after 10 data bytes, but the producer wrote 25: 15 bytes were lost"),
+                error.getMessage());
+        assertFalse(gate.isFinished(), "a stream cut short does not end");
+        assertThrows(ShuffleException.class, gate::pollNext, "every later read reports it too");
+    }
+
+    @Test
+    void endOfPartitionCountingExactlyTheBytesThatArrived_finishesTheGate() throws Exception {
+        SingleInputGate gate = requestedGate(1, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        Buffer end = EventSerializer.endOfPartition(30);
+        connection.receive(data(channel, 0, 0, 10), data(channel, 1, 0, 20),
+                new BufferResponse(end, channel.inputChannelId(), 2, 0, DataType.EVENT_BUFFER, end.readableBytes()));
+
+        for (int i = 0; i < 2; i++) {
+            Optional<BufferOrEvent> next = gate.pollNext();
+            assertTrue(next.isPresent());
+            next.get().recycle();
+        }
+        assertTrue(gate.pollNext().isEmpty());
+        assertTrue(gate.isFinished());
+    }
+
     // CTE-4, CH-11
     @Test
     void exceptionInThePipeline_failsEveryChannelWithTransportException_andClosesTheConnection() throws Exception {

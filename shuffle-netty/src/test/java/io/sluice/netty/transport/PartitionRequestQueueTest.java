@@ -250,12 +250,7 @@ class PartitionRequestQueueTest {
 
         connection.send(request(partition, 0, RECEIVER, 1));
 
-        List<ServerConnection.Sent> sent = connection.writtenBuffers();
-        assertEquals(2, sent.size());
-        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
-        assertEquals(DataType.EVENT_BUFFER, sent.get(1).dataType());
-        assertEquals(1, sent.get(1).sequenceNumber());
-        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), sent.get(1).payload());
+        assertOneBufferThenItsEnd(connection.writtenBuffers());
         assertNull(connection.reader(RECEIVER), "a reader read to its end is removed");
         assertTrue(partition.isReleased(), "every subpartition was read: the partition let go of its memory");
     }
@@ -276,10 +271,7 @@ class PartitionRequestQueueTest {
         assertTrue(fixture.manager().registeredPartitionIds().contains(partition.partitionId()),
                 "still registered while unwritten");
         connection.holdFlushes(false);
-        List<ServerConnection.Sent> sent = connection.writtenBuffers();
-        assertEquals(2, sent.size());
-        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
-        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), sent.get(1).payload());
+        assertOneBufferThenItsEnd(connection.writtenBuffers());
         assertTrue(partition.isReleased(), "written to the socket: now the partition is consumed and released");
     }
 
@@ -380,10 +372,21 @@ class PartitionRequestQueueTest {
         for (int i = 0; i < all.size(); i++) {
             assertEquals(i, all.get(i).sequenceNumber(), "sequence numbers count every buffer and event");
         }
-        assertArrayEquals(eventBytes(EventSerializer.endOfPartition()), all.get(all.size() - 1).payload());
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition(received.size())), all.get(all.size() - 1).payload(),
+                "the end of partition counts every data byte written");
     }
 
     // ------------------------------------------------------------------------------------------------------------
+
+    /** Exactly one full data buffer (sequence number 0), then the end of partition counting its bytes. */
+    private static void assertOneBufferThenItsEnd(List<ServerConnection.Sent> sent) {
+        assertEquals(2, sent.size());
+        assertSent(sent.get(0), RECEIVER, 0, 0, 0);
+        assertEquals(DataType.EVENT_BUFFER, sent.get(1).dataType());
+        assertEquals(1, sent.get(1).sequenceNumber());
+        assertArrayEquals(eventBytes(EventSerializer.endOfPartition(PartitionFixture.DEFAULT_SEGMENT_SIZE)),
+                sent.get(1).payload(), "the end carries the one buffer's data bytes");
+    }
 
     private static PartitionRequest request(ResultPartition partition, int subpartition, InputChannelId receiver,
                                             int credit) {
