@@ -67,7 +67,7 @@ final class BenchCli {
         }
         if (chosen.isUsageHelpRequested()) {
             return new BenchOptions(command.command(), true, 0, 0, 0, null, null, null, null, ProgressMode.OFF, false,
-                    null, null, false, 0, null);
+                    null, null, false, 0, 0, null);
         }
         return command.options();
     }

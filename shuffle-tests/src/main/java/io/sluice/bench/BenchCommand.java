@@ -51,10 +51,11 @@ abstract class BenchCommand {
 
     /** @return options for the runs, from the parts each command checked */
     final BenchOptions options(int producers, int consumers, int environments, Workload workload, ShuffleConfig config,
-                               String bindAddress, ServeTicket ticket, boolean blocking, long warmUpBytes)
+                               String bindAddress, ServeTicket ticket, boolean blocking, long warmUpBytes,
+                               int warmUpRounds)
             throws UsageException {
         return new BenchOptions(command(), false, producers, consumers, environments, workload, config,
                 common.timeout(workload), common.sampleInterval(), common.progress, common.json, bindAddress, ticket,
-                blocking, warmUpBytes, common.report());
+                blocking, warmUpBytes, warmUpRounds, common.report());
     }
 }

@@ -21,13 +21,14 @@ import java.time.Duration;
  * @param bindAddress where serve's data port listens
  * @param ticket what consume reads; null for run and serve
  * @param blocking true for --partition-type blocking (run only)
- * @param warmUpBytes blocking runs: bytes written and read once, unmeasured, before the measured phases (0: none)
+ * @param warmUpBytes blocking runs: bytes written and read in each unmeasured warm-up round (0: no warm-up)
+ * @param warmUpRounds blocking runs: the most warm-up rounds; fewer once the JIT compiler has settled
  * @param report where --report writes the HTML page, or null
  */
 record BenchOptions(Command command, boolean help, int producers, int consumers, int environments,
                     Workload workload, ShuffleConfig shuffleConfig, Duration timeout,
                     Duration sampleInterval, ProgressMode progress, boolean json, String bindAddress, ServeTicket ticket,
-                    boolean blocking, long warmUpBytes, Path report) {
+                    boolean blocking, long warmUpBytes, int warmUpRounds, Path report) {
 
     /** Without --timeout, a run gets this long; a timed run gets its duration plus this. */
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);

@@ -53,7 +53,7 @@ final class BenchTls {
         return new BenchOptions(options.command(), options.help(), options.producers(), options.consumers(),
                 options.environments(), options.workload(), withStores, options.timeout(), options.sampleInterval(),
                 options.progress(), options.json(), options.bindAddress(), options.ticket(), options.blocking(),
-                options.warmUpBytes(),
+                options.warmUpBytes(), options.warmUpRounds(),
                 options.report());
     }
 

@@ -23,8 +23,8 @@ import java.util.Locale;
 
 /**
  * {@code run --partition-type blocking}: first {@code dd} measures what the temp directory's disk can do, for
- * comparison; then, unless {@code --warmup-bytes 0}, a smaller set of blocking partitions is written and read once,
- * unmeasured, so that the measured phases run compiled code (a JVM compiles the read path only once reading starts,
+ * comparison; then, unless {@code --warmup-bytes 0}, a smaller set of blocking partitions is written and read in
+ * rounds, unmeasured, until the JIT compiler has settled ({@link #warmUp}), so that the measured phases run compiled code (a JVM compiles the read path only once reading starts,
  * and on two vCPUs the compiler then takes a large share of a read phase of a few GB); then the producers write the
  * measured blocking partitions to disk (the write phase, timed) and the consumers read them (the read phase, timed).
  * Every record of both rounds is verified. Producers on the first environment, consumers on the last (the same with
@@ -55,15 +55,10 @@ final class BlockingRun {
             try (Environments environments = Environments.start(factory, contexts);
                  ShuffleMaster master = factory.createShuffleMaster(config)) {
                 if (options.warmUpBytes() > 0) {
-                    Workload measured = options.workload();
-                    Workload warmUp = new Workload(measured.sizes(), options.warmUpBytes(), null, measured.seed(),
-                            null);
-                    Phases phases = writeThenRead(environments, master, warmUp, "warm-up ");
-                    if (phases.failure() != null) {
-                        return summary(phases, limits);
+                    Phases failed = warmUp(environments, master);
+                    if (failed != null) {
+                        return summary(failed, limits);
                     }
-                    err.println(String.format(Locale.ROOT, "warm-up done (unmeasured): write %s, read %s",
-                            DiskLimits.rate(phases.writeRate()), DiskLimits.rate(phases.readRate())));
                 }
                 Phases phases = writeThenRead(environments, master, options.workload(), "");
                 return summary(phases, limits);
@@ -76,6 +71,43 @@ final class BlockingRun {
                     ReportSeries.NONE);
             return summary(new Phases(none, none, 0, 0, 0), null);
         }
+    }
+
+    /**
+     * The unmeasured warm-up: rounds of {@code --warmup-bytes} written and read exactly as the measured round will
+     * be (same environments, connections, shapes, record sizes and checks), until a round in which the JIT compiler
+     * worked less than {@link JitActivity#SETTLED_PERCENT}% of the round's time, or {@code --warmup-rounds} of them.
+     * Why rounds and not one longer round: each round starts with the messages and paths of a new read (partition
+     * requests, new views and readers) that C2 saw only before it had profiled the steady state; a later round's
+     * start deoptimizes the code compiled without them and recompiles it. A JVM that does not report compile time
+     * runs every round.
+     *
+     * @return the failed round, or null when the warm-up succeeded
+     */
+    private Phases warmUp(Environments environments, ShuffleMaster master) throws Exception {
+        Workload measured = options.workload();
+        Workload warmUp = new Workload(measured.sizes(), options.warmUpBytes(), null, measured.seed(), null);
+        JitActivity jit = new JitActivity();
+        for (int round = 1; round <= options.warmUpRounds(); round++) {
+            long compileBefore = jit.compileMillis();
+            long start = System.nanoTime();
+            Phases phases = writeThenRead(environments, master, warmUp, "warm-up " + round + " ");
+            long roundNanos = System.nanoTime() - start;
+            long compileMillis = jit.compileMillis() - compileBefore;
+            if (phases.failure() != null) {
+                return phases;
+            }
+            boolean settled = jit.monitored() && JitActivity.settled(compileMillis, roundNanos);
+            boolean last = settled || round == options.warmUpRounds();
+            err.println(String.format(Locale.ROOT, "warm-up %s %d (unmeasured): write %s, read %s, JIT compiled "
+                            + "%d ms in %d ms%s", last ? "done after round" : "round", round,
+                    DiskLimits.rate(phases.writeRate()), DiskLimits.rate(phases.readRate()),
+                    compileMillis, roundNanos / 1_000_000, settled ? " (settled)" : ""));
+            if (settled) {
+                break;
+            }
+        }
+        return null;
     }
 
     /**

@@ -48,7 +48,7 @@ final class ConsumeCommand extends BenchCommand {
         ServeTicket ticket = ticket();
         Workload workload = common.workload(RecordSizes.parse(ProducerOptions.DEFAULT_RECORD_SIZE),
                 ProducerOptions.DEFAULT_SEED, null);
-        return options(ticket.partitions().size(), ticket.subpartitions(), 1, workload, config, null, ticket, false, 0);
+        return options(ticket.partitions().size(), ticket.subpartitions(), 1, workload, config, null, ticket, false, 0, 0);
     }
 
     private ServeTicket ticket() throws UsageException {

@@ -22,6 +22,7 @@ final class Flags {
     static final String FLOATING_BUFFERS = "--floating-buffers";
     static final String PARTITION_TYPE = "--partition-type";
     static final String WARMUP_BYTES = "--warmup-bytes";
+    static final String WARMUP_ROUNDS = "--warmup-rounds";
     static final String COMPRESSION = "--compression";
     static final String CONF = "--conf";
     static final String SEED = "--seed";

@@ -11,6 +11,7 @@ import picocli.CommandLine.Option;
 abstract class InProcessOptions extends BenchCommand {
 
     private static final int MAX_ENVIRONMENTS = 64;
+    private static final int MAX_WARMUP_ROUNDS = 100;
 
     @Mixin
     ProducerOptions producing;
@@ -31,10 +32,16 @@ abstract class InProcessOptions extends BenchCommand {
 
     @Option(names = Flags.WARMUP_BYTES, order = 15, paramLabel = "SIZE", converter = ByteSizeConverter.class,
             defaultValue = "512m",
-            description = "blocking only: bytes written to disk and read back once, unmeasured, before the measured"
-                    + " phases, so that both run compiled code as in a long-running engine (the JIT compiles the read"
-                    + " path only once a read starts); 0 = none [default: ${DEFAULT-VALUE}]")
+            description = "blocking only: bytes written to disk and read back in each unmeasured warm-up round before"
+                    + " the measured phases, so that both run compiled code as in a long-running engine (the JIT"
+                    + " compiles the read path only once a read starts); 0 = none [default: ${DEFAULT-VALUE}]")
     long warmUpBytes;
+
+    @Option(names = Flags.WARMUP_ROUNDS, order = 16, paramLabel = "N", defaultValue = "8",
+            description = "blocking only: at most this many warm-up rounds; the warm-up ends after the first round in"
+                    + " which the JIT compiler worked less than " + JitActivity.SETTLED_PERCENT + "% of the round's"
+                    + " time [default: ${DEFAULT-VALUE}]")
+    int warmUpRounds;
 
     @Override
     io.sluice.bench.Command command() {
@@ -49,6 +56,7 @@ abstract class InProcessOptions extends BenchCommand {
         int checkedEnvironments = Counts.check(Flags.ENVIRONMENTS, environments, 1, MAX_ENVIRONMENTS);
         Workload workload = producing.workload(common);
         return options(producers, consumers, checkedEnvironments, workload, config, null, null,
-                partitionType == PartitionType.BLOCKING, warmUpBytes);
+                partitionType == PartitionType.BLOCKING, warmUpBytes,
+                Counts.check(Flags.WARMUP_ROUNDS, warmUpRounds, 1, MAX_WARMUP_ROUNDS));
     }
 }

@@ -39,6 +39,6 @@ final class ServeCommand extends BenchCommand {
         ShuffleConfig config = checked(settings);
         int producers = producing.producers();
         int consumers = producing.consumers();
-        return options(producers, consumers, 1, producing.workload(common), config, bind, null, false, 0);
+        return options(producers, consumers, 1, producing.workload(common), config, bind, null, false, 0, 0);
     }
 }

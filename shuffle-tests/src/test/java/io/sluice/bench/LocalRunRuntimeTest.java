@@ -63,10 +63,26 @@ class LocalRunRuntimeTest {
         assertTrue(JsonFields.number(json, "bytes") >= 16L << 20, json);
         assertTrue(JsonFields.number(json, "bytes") < 20L << 20, json);
         assertEquals(0, JsonFields.number(json, "buffersNotReturned"));
-        int warmUpRead = progress.indexOf("warm-up read phase: ");
-        int warmUpDone = progress.indexOf("warm-up done (unmeasured): write ");
+        int warmUpRead = progress.indexOf("warm-up 1 read phase: ");
+        int warmUpDone = progress.indexOf("warm-up done after round ");
         int measuredWrite = progress.indexOf("\nwrite phase: ");
         assertTrue(warmUpRead >= 0 && warmUpRead < warmUpDone && warmUpDone < measuredWrite, progress);
+    }
+
+    @Test
+    void blockingRun_warmsUpInAtMostTheGivenRounds_eachReadAndWrittenLikeTheMeasuredOne() {
+        int status = run("--partition-type", "blocking", "--bytes", "8m", "--warmup-bytes", "2m",
+                "--warmup-rounds", "2", "--json", "--progress", "plain");
+
+        String progress = text(err);
+        assertEquals(Main.EXIT_PASS, status, text(out) + progress);
+        assertTrue(progress.contains("warm-up 1 write phase: ") && progress.contains("warm-up 1 read phase: "),
+                progress);
+        assertFalse(progress.contains("warm-up 3 "), progress);
+        // Round 2 runs only when round 1 did not settle the compiler; either way one line ends the warm-up.
+        assertEquals(progress.contains("warm-up 2 read phase: "), progress.contains("warm-up done after round 2 "),
+                progress);
+        assertEquals(1, progress.split("warm-up done after round ", -1).length - 1, progress);
     }
 
     @Test

@@ -32,7 +32,7 @@ class MainTest {
         String help = text(out).replaceAll("\n +", " "); // undo the wrapping of long help lines
         for (String flag : new String[] {"--producers=N", "--consumers=N", "--environments=N", "--record-size=SIZES",
             "--bytes=SIZE", "--duration=TIME", "--transport=", "--ssl=", "--flush-interval=TIME", "--memory=SIZE",
-            "--segment-size=SIZE", "--buffers-per-channel=N", "--floating-buffers=N", "--partition-type=", "--warmup-bytes=SIZE",
+            "--segment-size=SIZE", "--buffers-per-channel=N", "--floating-buffers=N", "--partition-type=", "--warmup-bytes=SIZE", "--warmup-rounds=N",
             "--compression=", "--conf=KEY=VALUE", "--seed=N", "--timeout=TIME", "--sample-interval=TIME", "--progress=",
             "--json ", "--report=FILE.html", "--corrupt-record=CHANNEL:SEQ", "--help "}) {
             assertTrue(help.contains(flag), flag + " in\n" + help);
