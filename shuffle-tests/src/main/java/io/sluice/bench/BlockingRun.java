@@ -24,8 +24,9 @@ import java.util.Locale;
 /**
  * {@code run --partition-type blocking}: first {@code dd} measures what the temp directory's disk can do, for
  * comparison; then, unless {@code --warmup-bytes 0}, a smaller set of blocking partitions is written and read in
- * rounds, unmeasured, until the JIT compiler has settled ({@link #warmUp}), so that the measured phases run compiled code (a JVM compiles the read path only once reading starts,
- * and on two vCPUs the compiler then takes a large share of a read phase of a few GB); then the producers write the
+ * rounds, unmeasured, until the JIT compiler has settled ({@link #warmUp}), so that the measured phases run compiled
+ * code (a JVM compiles the read path only once reading starts, and on two vCPUs the compiler then takes a large share
+ * of a read phase of a few GB); then the producers write the
  * measured blocking partitions to disk (the write phase, timed) and the consumers read them (the read phase, timed).
  * Every record of both rounds is verified. Producers on the first environment, consumers on the last (the same with
  * one). Used by the main thread.
@@ -46,7 +47,10 @@ final class BlockingRun {
         try {
             // First, on a quiet disk: dd's limits of the temp directory, for comparison.
             err.println("measuring the temp directory with dd");
-            DiskLimits limits = DiskLimits.measure(tmpDir(config), Math.min(options.workload().totalBytes() > 0 ? options.workload().totalBytes() : 1L << 30, 1L << 30));
+            long requested = options.workload().totalBytes();
+            // dd writes and reads at most 1 GiB: enough for a steady rate, short enough to run before every bench.
+            DiskLimits limits = DiskLimits.measure(tmpDir(config), Math.min(requested > 0 ? requested : 1L << 30,
+                    1L << 30));
             ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
             List<ShuffleEnvironmentContext> contexts = new ArrayList<>();
             for (int i = 0; i < options.environments(); i++) {
