@@ -10,7 +10,8 @@ import java.nio.ByteBuffer;
  * a copy; a record spanning buffers is copied into a heap buffer owned by this deserializer, which
  * grows to the largest such record and is reused.
  *
- * <p>Not thread-safe: only called by the {@link RecordReader} that owns it, under its lock.
+ * <p>Not thread-safe: only called by the {@link RecordReader} that owns it, by the thread that holds the reader's
+ * access word (see RecordReader).
  */
 final class ChannelDeserializer {
 
@@ -51,6 +52,22 @@ final class ChannelDeserializer {
      * @throws ShuffleException when a length is negative (the stream is corrupt)
      */
     ByteBuffer nextRecord(ByteBuffer source, ByteBuffer view) throws ShuffleException {
+        if (state == State.LENGTH && lengthBytesRead == 0) {
+            // The common case, length and body whole in this buffer, with absolute reads and no state change.
+            int start = source.position();
+            int available = source.limit() - start;
+            if (available >= RecordFraming.LENGTH_BYTES) {
+                int recordLength = source.getInt(start);
+                int bodyStart = start + RecordFraming.LENGTH_BYTES;
+                if (recordLength >= 0 && available - RecordFraming.LENGTH_BYTES >= recordLength) {
+                    int end = bodyStart + recordLength;
+                    view.limit(end);
+                    view.position(bodyStart);
+                    source.position(end);
+                    return view;
+                }
+            }
+        }
         if (state == State.LENGTH) {
             if (!readLength(source)) {
                 return null;

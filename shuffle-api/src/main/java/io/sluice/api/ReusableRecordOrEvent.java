@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 
 /**
  * The one {@link RecordOrEvent} a {@link RecordReader} hands out again and again, so that reading
- * a record allocates nothing. Not thread-safe: written by the reader under its lock, read by the
+ * a record allocates nothing. Not thread-safe: written by the reader while it holds its access word (inside next()), read by the
  * consumer thread between two calls of {@link RecordReader#next()}.
  */
 final class ReusableRecordOrEvent implements RecordOrEvent {

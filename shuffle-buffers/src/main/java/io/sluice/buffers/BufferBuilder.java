@@ -88,6 +88,24 @@ public final class BufferBuilder implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Appends {@code prefix} as 4 big-endian bytes and then all of {@code source}'s remaining bytes (advancing its
+     * position to its limit), and commits them, when all of them fit; else appends nothing and leaves
+     * {@code source} as it was. The small-record path: one capacity check, one bounds check and one release store
+     * per record, instead of one each for the prefix and the body.
+     *
+     * @return false, appending nothing, when fewer than {@code 4 + source.remaining()} bytes are writable
+     */
+    public boolean appendPrefixedAndCommit(int prefix, ByteBuffer source) {
+        checkWritable();
+        if (maxCapacity - writePosition - Integer.BYTES < source.remaining()) {
+            return false;
+        }
+        writePosition += segment.putPrefixed(writePosition, prefix, source);
+        committed.commit(writePosition);
+        return true;
+    }
+
     /** {@link #append} then {@link #commit()}. */
     public int appendAndCommit(ByteBuffer source) {
         int copied = append(source);

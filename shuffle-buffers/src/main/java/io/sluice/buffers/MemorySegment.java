@@ -167,6 +167,35 @@ public final class MemorySegment {
     }
 
     /**
+     * Writes {@code prefix} as a big-endian int at {@code offset}, followed by {@code source}'s remaining bytes, and
+     * advances the source's position to its limit: a length-prefixed record in one call, with one bounds check for
+     * both parts (the small-record write path).
+     *
+     * @return the number of bytes written, 4 + the source's remaining bytes
+     */
+    public int putPrefixed(int offset, int prefix, ByteBuffer source) {
+        int sourcePosition = source.position();
+        int numBytes = source.limit() - sourcePosition;
+        int total = Integer.BYTES + numBytes;
+        ByteBuffer mem = memory(offset, total);
+        mem.putInt(offset, prefix);
+        int bodyOffset = offset + Integer.BYTES;
+        if (source.hasArray()) {
+            byte[] array = source.array();
+            int arrayOffset = source.arrayOffset() + sourcePosition;
+            if (numBytes <= SMALL_COPY_BYTES) {
+                putSmall(mem, bodyOffset, array, arrayOffset, numBytes);
+            } else {
+                mem.put(bodyOffset, array, arrayOffset, numBytes);
+            }
+        } else {
+            mem.put(bodyOffset, source, sourcePosition, numBytes);
+        }
+        source.position(sourcePosition + numBytes);
+        return total;
+    }
+
+    /**
      * Copies a few bytes of a heap array into the memory, 8 at a time: for a small record the bulk copy's set-up
      * (memory-session checks, a native copy call) costs more than the copy itself. The caller checked both ranges.
      */

@@ -607,6 +607,20 @@ public final class ResultPartition extends AbstractResultPartition {
     private void emit(ByteBuffer record, int target) throws IOException {
         counters.onRecords(1);
         int start = record.position();
+        BufferBuilder builder = builders[target];
+        // Fast path: the whole framed record fits the current buffer; prefix and bytes in one append and one
+        // commit. The prefix is the 4 big-endian bytes RecordFraming.putLength writes (RecordFramingWriterTest).
+        if (builder != null && builder.appendPrefixedAndCommit(RecordFraming.checkedLength(record.limit() - start),
+                record)) {
+            record.position(start);
+            if (builder.isFull()) {
+                finishBuilder(target);
+            }
+            if (flushEveryRecord) {
+                subpartitions[target].flush();
+            }
+            return;
+        }
         try {
             if (writeLength(record.remaining(), target)) {
                 write(record, target);
