@@ -60,11 +60,7 @@ final class ChannelDeserializer {
                 int recordLength = source.getInt(start);
                 int bodyStart = start + RecordFraming.LENGTH_BYTES;
                 if (recordLength >= 0 && available - RecordFraming.LENGTH_BYTES >= recordLength) {
-                    int end = bodyStart + recordLength;
-                    view.limit(end);
-                    view.position(bodyStart);
-                    source.position(end);
-                    return view;
+                    return wholeRecord(source, view, bodyStart, recordLength);
                 }
             }
         }
@@ -76,14 +72,19 @@ final class ChannelDeserializer {
             copied = 0;
         }
         if (copied == 0 && source.remaining() >= length) {
-            int start = source.position();
-            view.limit(start + length);
-            view.position(start);
-            source.position(start + length);
             state = State.LENGTH;
-            return view;
+            return wholeRecord(source, view, source.position(), length);
         }
         return copyBody(source);
+    }
+
+    /** Positions {@code view} on the record at {@code [start, start + recordLength)}; moves {@code source} past it. */
+    private static ByteBuffer wholeRecord(ByteBuffer source, ByteBuffer view, int start, int recordLength) {
+        int end = start + recordLength;
+        view.limit(end);
+        view.position(start);
+        source.position(end);
+        return view;
     }
 
     /** @return true when the channel's stream stopped inside a record */

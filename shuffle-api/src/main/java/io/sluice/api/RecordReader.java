@@ -135,11 +135,7 @@ public final class RecordReader implements AutoCloseable {
      * @return the exception for next() to throw
      */
     private IllegalStateException closeFromNext() {
-        try {
-            recycleAll();
-        } finally {
-            ACCESS.setRelease(this, CLOSED);
-        }
+        recycleAllAndClose();
         return new IllegalStateException("RecordReader.next() called after close()");
     }
 
@@ -207,11 +203,7 @@ public final class RecordReader implements AutoCloseable {
                 break; // an earlier close, or a next() that saw closing, recycled everything
             }
             if (seen == IDLE && ACCESS.compareAndSet(this, IDLE, BUSY)) {
-                try {
-                    recycleAll();
-                } finally {
-                    ACCESS.setRelease(this, CLOSED);
-                }
+                recycleAllAndClose();
                 break;
             }
             if (spins < CLOSE_SPINS) {
@@ -228,13 +220,17 @@ public final class RecordReader implements AutoCloseable {
         }
     }
 
-    /** Recycles the held buffers; the caller holds {@code access} BUSY. */
-    private void recycleAll() {
+    /** Recycles the held buffers and leaves the reader CLOSED; the caller holds {@code access} BUSY. */
+    private void recycleAllAndClose() {
         try {
             recycleHandedOut();
         } finally {
-            if (current != null) {
-                releaseCurrent(false);
+            try {
+                if (current != null) {
+                    releaseCurrent(false);
+                }
+            } finally {
+                ACCESS.setRelease(this, CLOSED);
             }
         }
     }

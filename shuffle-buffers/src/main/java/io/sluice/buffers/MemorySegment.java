@@ -151,19 +151,7 @@ public final class MemorySegment {
         if (source.remaining() < numBytes) {
             throw new BufferUnderflowException();
         }
-        if (source.hasArray()) {
-            byte[] array = source.array();
-            int arrayOffset = source.arrayOffset() + sourcePosition;
-            if (numBytes <= SMALL_COPY_BYTES) {
-                putSmall(mem, offset, array, arrayOffset, numBytes);
-            } else {
-                // The array form skips the source buffer's own checks and session look-up (about 1 ns less).
-                mem.put(offset, array, arrayOffset, numBytes);
-            }
-        } else {
-            mem.put(offset, source, sourcePosition, numBytes);
-        }
-        source.position(sourcePosition + numBytes);
+        copyIn(mem, offset, source, sourcePosition, numBytes);
     }
 
     /**
@@ -179,20 +167,28 @@ public final class MemorySegment {
         int total = Integer.BYTES + numBytes;
         ByteBuffer mem = memory(offset, total);
         mem.putInt(offset, prefix);
-        int bodyOffset = offset + Integer.BYTES;
+        copyIn(mem, offset + Integer.BYTES, source, sourcePosition, numBytes);
+        return total;
+    }
+
+    /**
+     * Copies {@code numBytes} bytes of {@code source} from {@code sourcePosition} into {@code mem} at {@code offset}
+     * and advances the source's position past them. The caller checked both ranges.
+     */
+    private static void copyIn(ByteBuffer mem, int offset, ByteBuffer source, int sourcePosition, int numBytes) {
         if (source.hasArray()) {
             byte[] array = source.array();
             int arrayOffset = source.arrayOffset() + sourcePosition;
             if (numBytes <= SMALL_COPY_BYTES) {
-                putSmall(mem, bodyOffset, array, arrayOffset, numBytes);
+                putSmall(mem, offset, array, arrayOffset, numBytes);
             } else {
-                mem.put(bodyOffset, array, arrayOffset, numBytes);
+                // The array form skips the source buffer's own checks and session look-up (about 1 ns less).
+                mem.put(offset, array, arrayOffset, numBytes);
             }
         } else {
-            mem.put(bodyOffset, source, sourcePosition, numBytes);
+            mem.put(offset, source, sourcePosition, numBytes);
         }
         source.position(sourcePosition + numBytes);
-        return total;
     }
 
     /**

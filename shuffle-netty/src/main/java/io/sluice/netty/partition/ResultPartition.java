@@ -607,22 +607,8 @@ public final class ResultPartition extends AbstractResultPartition {
     private void emit(ByteBuffer record, int target) throws IOException {
         counters.onRecords(1);
         int start = record.position();
-        BufferBuilder builder = builders[target];
-        // Fast path: the whole framed record fits the current buffer; prefix and bytes in one append and one
-        // commit. The prefix is the 4 big-endian bytes RecordFraming.putLength writes (RecordFramingWriterTest).
-        if (builder != null && builder.appendPrefixedAndCommit(RecordFraming.checkedLength(record.limit() - start),
-                record)) {
-            record.position(start);
-            if (builder.isFull()) {
-                finishBuilder(target);
-            }
-            if (flushEveryRecord) {
-                subpartitions[target].flush();
-            }
-            return;
-        }
         try {
-            if (writeLength(record.remaining(), target)) {
+            if (!appendWhole(record, target) && writeLength(record.remaining(), target)) {
                 write(record, target);
             }
         } finally {
@@ -631,6 +617,24 @@ public final class ResultPartition extends AbstractResultPartition {
         if (flushEveryRecord) {
             subpartitions[target].flush();
         }
+    }
+
+    /**
+     * Fast path: when the whole framed record fits the current buffer, prefix and bytes go in with one append and
+     * one commit. The prefix is the 4 big-endian bytes RecordFraming.putLength writes (RecordFramingWriterTest).
+     *
+     * @return false, having written nothing, when there is no current buffer or the record does not fit it
+     */
+    private boolean appendWhole(ByteBuffer record, int target) {
+        BufferBuilder builder = builders[target];
+        if (builder == null || !builder.appendPrefixedAndCommit(RecordFraming.checkedLength(record.remaining()),
+                record)) {
+            return false;
+        }
+        if (builder.isFull()) {
+            finishBuilder(target);
+        }
+        return true;
     }
 
     /** Appends a record's length prefix; false when the record must be dropped. */

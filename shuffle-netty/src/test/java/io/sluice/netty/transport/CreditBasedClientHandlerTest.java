@@ -424,9 +424,8 @@ class CreditBasedClientHandlerTest {
         SingleInputGate gate = requestedGate(2, 2, 0);
         RemoteInputChannel complete = RemoteChannels.channel(gate, 0);
         RemoteInputChannel unfinished = RemoteChannels.channel(gate, 1);
-        Buffer end = EventSerializer.endOfPartition();
         connection.receive(data(complete, 0, 0, 10), data(unfinished, 0, 0, 10),
-                new BufferResponse(end, complete.inputChannelId(), 1, 0, DataType.EVENT_BUFFER, end.readableBytes()));
+                end(complete, 1, EventSerializer.endOfPartition()));
 
         connection.channel().close();
         connection.runPendingTasks();
@@ -448,9 +447,7 @@ class CreditBasedClientHandlerTest {
     void endOfPartitionCountingBytesThatNeverArrived_failsTheChannelNamingBothCounts_onEveryRead() throws Exception {
         SingleInputGate gate = requestedGate(1, 2, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        Buffer end = EventSerializer.endOfPartition(25);
-        connection.receive(data(channel, 0, 0, 10),
-                new BufferResponse(end, channel.inputChannelId(), 1, 0, DataType.EVENT_BUFFER, end.readableBytes()));
+        connection.receive(data(channel, 0, 0, 10), end(channel, 1, EventSerializer.endOfPartition(25)));
 
         Optional<BufferOrEvent> first = gate.pollNext();
         assertTrue(first.isPresent());
@@ -466,9 +463,8 @@ class CreditBasedClientHandlerTest {
     void endOfPartitionCountingExactlyTheBytesThatArrived_finishesTheGate() throws Exception {
         SingleInputGate gate = requestedGate(1, 2, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        Buffer end = EventSerializer.endOfPartition(30);
         connection.receive(data(channel, 0, 0, 10), data(channel, 1, 0, 20),
-                new BufferResponse(end, channel.inputChannelId(), 2, 0, DataType.EVENT_BUFFER, end.readableBytes()));
+                end(channel, 2, EventSerializer.endOfPartition(30)));
 
         for (int i = 0; i < 2; i++) {
             Optional<BufferOrEvent> next = gate.pollNext();
@@ -540,6 +536,12 @@ class CreditBasedClientHandlerTest {
     private BufferResponse data(RemoteInputChannel channel, int sequenceNumber, int backlog, int size) {
         return new BufferResponse(TestBuffers.dataBuffer(size, sequenceNumber, senderBuffers),
                 channel.inputChannelId(), sequenceNumber, backlog, DataType.DATA_BUFFER, size);
+    }
+
+    /** The end-of-partition event {@code end} for {@code channel} as a BufferResponse. */
+    private static BufferResponse end(RemoteInputChannel channel, int sequenceNumber, Buffer end) {
+        return new BufferResponse(end, channel.inputChannelId(), sequenceNumber, 0, DataType.EVENT_BUFFER,
+                end.readableBytes());
     }
 
     /** The buffer holds exactly {@code expected}; it is recycled. */
