@@ -39,7 +39,7 @@ abstract class InProcessOptions extends BenchCommand {
 
     @Option(names = Flags.WARMUP_ROUNDS, order = 16, paramLabel = "N", defaultValue = "8",
             description = "blocking only: at most this many warm-up rounds; the warm-up ends after the first round in"
-                    + " which the JIT compiler worked less than " + JitActivity.SETTLED_PERCENT + "% of the round's"
+                    + " which the JIT compiler worked less than " + JitActivity.SETTLED_PERCENT + "%% of the round's"
                     + " time [default: ${DEFAULT-VALUE}]")
     int warmUpRounds;
 

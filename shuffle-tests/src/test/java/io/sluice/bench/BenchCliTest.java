@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleOptions;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -204,6 +207,22 @@ class BenchCliTest {
         assertEquals(Duration.ofMinutes(30), consume.timeout());
         String help = BenchCli.commandLine().getUsageMessage().replaceAll("\n +", " ");
         assertTrue(help.contains("with --duration: the duration + 10min"), help);
+    }
+
+    @Test
+    void help_formatsEveryDescription_aPercentSignIncluded() {
+        // picocli formats descriptions with String.format: a bare '%' makes it warn on stderr and print the raw text.
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        String help;
+        try {
+            System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+            help = BenchCli.commandLine().getUsageMessage().replaceAll("\n +", " ");
+        } finally {
+            System.setErr(stderr);
+        }
+        assertEquals("", warnings.toString(StandardCharsets.UTF_8), "picocli's warnings while formatting --help");
+        assertTrue(help.contains("worked less than 5% of the round's time"), help);
     }
 
     @Test
