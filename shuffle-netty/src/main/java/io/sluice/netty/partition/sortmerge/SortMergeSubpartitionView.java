@@ -5,6 +5,7 @@ import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferRecycler;
+import io.sluice.buffers.BufferTrace;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.partition.BufferAndBacklog;
@@ -21,6 +22,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -44,6 +46,12 @@ import java.util.List;
 final class SortMergeSubpartitionView implements ResultSubpartitionView {
 
     /** Life cycle of the view. */
+    /**
+     * Most stored buffers one scatter read takes: 32 buffers of 32 KiB are 1 MiB a system call, the block size at
+     * which sequential reads of a disk stop getting faster; 65 vectors, far below the kernel's limit of 1024.
+     */
+    static final int MAX_RUN_BUFFERS = 32;
+
     private enum State {
         READING,
         /** The consumer let go, or the partition was released (then {@code failureCause} is set). Terminal. */
@@ -69,8 +77,14 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private boolean headerPrefetched;
     /** Where the data channel's own position is (-1: unknown); only the scatter reads below move it. */
     private long channelPosition = -1;
-    /** Header and payload target of one scatter read. */
-    private final ByteBuffer[] scatter = new ByteBuffer[2];
+    /** Scatter reads of runs, and the buffers they queued; for tests and diagnostics (I/O thread writes). */
+    private long scatterReads;
+    private long buffersReadInRuns;
+    /** One run of {@link #readRun}: its buffers, their (guessed) lengths, the header stored after each. */
+    private final Buffer[] runBuffers = new Buffer[MAX_RUN_BUFFERS];
+    private final int[] runLengths = new int[MAX_RUN_BUFFERS];
+    private final ByteBuffer[] runHeaders = new ByteBuffer[MAX_RUN_BUFFERS];
+    private final ByteBuffer[] runScatter = new ByteBuffer[2 * MAX_RUN_BUFFERS];
     private boolean sized;
     /** Bytes of this subpartition still on disk, unread; -1 until the I/O thread has summed the index. */
     private volatile long unreadBytes = -1;
@@ -133,6 +147,10 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         this.dataFile = new SharedFileChannel(partition.dataPath(), openedData);
         // Known before the first read, so a zero-copy reader never reads data into memory.
         this.fileSpans = listener.acceptsFileSpans();
+        ByteBuffer headers = ByteBuffer.allocateDirect(MAX_RUN_BUFFERS * PartitionFiles.BUFFER_HEADER_BYTES);
+        for (int i = 0; i < MAX_RUN_BUFFERS; i++) {
+            runHeaders[i] = headers.slice(i * PartitionFiles.BUFFER_HEADER_BYTES, PartitionFiles.BUFFER_HEADER_BYTES);
+        }
     }
 
     /** Starts reading: registers with the scheduler. */
@@ -143,6 +161,16 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     // --------------------------------------------------------------------------------------------------------
     // Scheduler (I/O thread)
     // --------------------------------------------------------------------------------------------------------
+
+    /** Scatter reads of runs so far; read it after the reader's end arrived (the queue's lock orders it). */
+    long scatterReads() {
+        return scatterReads;
+    }
+
+    /** Data buffers those scatter reads queued. */
+    long buffersReadInRuns() {
+        return buffersReadInRuns;
+    }
 
     /** Orders readers of different partitions apart; the scheduler sorts by it, then by position. */
     int fileOrder() {
@@ -202,6 +230,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     entry = new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, length);
                 } else if (fileSpans && !compressed) {
                     entry = new Span(payloadPosition, length);
+                } else if (!compressed) {
+                    if (!readRun(budget, share, payloadPosition, length)) {
+                        // The budget is used up: a recycled buffer wakes the scheduler again.
+                        return;
+                    }
+                    continue;
                 } else {
                     Buffer buffer = budget.requestBuffer();
                     if (buffer == null) {
@@ -209,7 +243,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                         return;
                     }
                     try {
-                        buffer.setSize(readData(budget, buffer, payloadPosition, length, compressed));
+                        buffer.setSize(readCompressed(budget, buffer, payloadPosition, length));
                     } catch (IOException | RuntimeException e) {
                         buffer.recycleBuffer();
                         throw e;
@@ -234,55 +268,150 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         }
     }
 
-    private int readData(BlockingReadScheduler budget, Buffer buffer, long at, int length, boolean compressed)
-            throws IOException {
-        int capacity = buffer.getMaxCapacity();
-        ByteBuffer target = buffer.getMemorySegment().wrap(0, capacity);
-        if (!compressed) {
-            if (length > capacity) {
-                throw new IOException("stored buffer of " + length + " bytes at offset " + at
-                        + " exceeds the segment size " + capacity + "; was it written with another segment size?");
-            }
-            target.limit(length);
-            if (remainingInRegion > 2L * PartitionFiles.BUFFER_HEADER_BYTES + length) {
-                // Another buffer follows in this span: read its header with these bytes, one system call for both.
-                readWithNextHeader(target, at);
-            } else {
-                readFully(data, target, at);
-            }
-            return length;
-        }
+    /** Reads and decompresses the compressed stored buffer of {@code length} bytes at {@code at} into {@code buffer}. */
+    private int readCompressed(BlockingReadScheduler budget, Buffer buffer, long at, int length) throws IOException {
         ByteBuffer scratch = budget.compressedScratch();
         if (length > scratch.capacity()) {
             throw new IOException("compressed buffer of " + length + " bytes at offset " + at + " is too large");
         }
         scratch.clear().limit(length);
         readFully(data, scratch, at);
-        return budget.decompressor().decompress(scratch, 0, length, target, 0, capacity,
-                "buffer at offset " + at + " of " + partition.dataPath());
+        int capacity = buffer.getMaxCapacity();
+        return budget.decompressor().decompress(scratch, 0, length, buffer.getMemorySegment().wrap(0, capacity), 0,
+                capacity, "buffer at offset " + at + " of " + partition.dataPath());
     }
 
-    /** Reads {@code target} from {@code at} and the 8 header bytes right after it into {@code header}. */
-    private void readWithNextHeader(ByteBuffer target, long at) throws IOException {
+    /**
+     * Reads the uncompressed data buffer of {@code firstLength} bytes at {@code payloadPosition} (its header is
+     * read) and as many of the stored buffers after it in this region as the share and the budget allow, with one
+     * scatter read ({@code readv}) into buffers of the budget, and queues them.
+     *
+     * <p>Why a guess: the writer fills every buffer of a subpartition's span before it starts the next, so in a span
+     * every buffer but the last one is full ({@code segmentSize} bytes) and the last one ends the span: the lengths
+     * of the buffers that follow can be told from the bytes left in the region, and their headers need not be read
+     * one by one first. The headers are read with the data (between the payloads) and checked: at the first that
+     * says otherwise (a compressed buffer, an event, a shorter buffer), that buffer and those after it are given
+     * back unread, and reading goes on from that header. One system call per run instead of one per buffer, which
+     * matters on a virtual machine where every system call is expensive.
+     *
+     * @return false when the budget had no buffer for the first one (nothing was read)
+     */
+    private boolean readRun(BlockingReadScheduler budget, int share, long payloadPosition, int firstLength)
+            throws IOException {
+        int capacity = budget.segmentSize();
+        if (firstLength > capacity) {
+            throw new IOException("stored buffer of " + firstLength + " bytes at offset " + payloadPosition
+                    + " exceeds the segment size " + capacity + "; was it written with another segment size?");
+        }
+        int hdr = PartitionFiles.BUFFER_HEADER_BYTES;
+        int wanted = Math.max(1, Math.min(MAX_RUN_BUFFERS, share - queuedDataBuffers));
+        runLengths[0] = firstLength;
+        long left = remainingInRegion - hdr - firstLength;
+        int planned = 1;
+        while (planned < wanted && left > hdr) {
+            int guess = (int) Math.min(capacity, left - hdr);
+            runLengths[planned++] = guess;
+            left -= hdr + guess;
+        }
+        int buffers = 0;
+        while (buffers < planned) {
+            Buffer buffer = budget.requestBuffer();
+            if (buffer == null) {
+                break;
+            }
+            runBuffers[buffers++] = buffer;
+        }
+        if (buffers == 0) {
+            return false;
+        }
+        try {
+            readRunFully(payloadPosition, buffers);
+        } catch (IOException | RuntimeException e) {
+            recycleRun(0, buffers);
+            throw e;
+        }
+        // runHeaders[i] is the header stored after buffer i; buffer i + 1 is what was guessed when it agrees.
+        int good = 1;
+        while (good < buffers && isGuessed(runHeaders[good - 1], runLengths[good])) {
+            good++;
+        }
+        long at = payloadPosition;
+        for (int i = 0; i < good; i++) {
+            Buffer buffer = runBuffers[i];
+            runBuffers[i] = null;
+            buffer.setSize(runLengths[i]);
+            long stored = hdr + (long) runLengths[i];
+            at += stored;
+            remainingInRegion -= stored;
+            unreadBytes -= stored;
+            buffersReadInRuns++;
+            enqueue(buffer);
+        }
+        // The payload of the next buffer starts after its header.
+        position = at - hdr;
+        recycleRun(good, buffers);
+        ByteBuffer next = runHeaders[good - 1];
+        if (next.position() == hdr) {
+            // The header after the last good buffer was read with it: no read of its own.
+            header.clear();
+            header.put(next.flip());
+            header.flip();
+            headerPrefetched = true;
+        }
+        return true;
+    }
+
+    /** Whether the stored header {@code stored} says what {@link #readRun} guessed: a plain data buffer of that length. */
+    private static boolean isGuessed(ByteBuffer stored, int length) {
+        return stored.getInt(0) == length && stored.get(4) == PartitionFiles.KIND_DATA && stored.get(5) == 0;
+    }
+
+    /**
+     * Reads the payloads of the first {@code buffers} run buffers from {@code at}, with the header after each one
+     * (after the last one only if the region goes on), in one scatter read.
+     */
+    private void readRunFully(long at, int buffers) throws IOException {
+        int hdr = PartitionFiles.BUFFER_HEADER_BYTES;
+        long runBytes = 0;
+        int vectors = 0;
+        for (int i = 0; i < buffers; i++) {
+            runScatter[vectors++] = runBuffers[i].getMemorySegment().wrap(0, runLengths[i]);
+            runBytes += runLengths[i];
+            runHeaders[i].clear();
+            // After the last buffer, its successor's header only if one follows in the region (runBytes holds
+            // the headers read so far, not buffer 0's own, which was read before).
+            if (i < buffers - 1 || remainingInRegion - hdr - runBytes > hdr) {
+                runScatter[vectors++] = runHeaders[i];
+                runBytes += hdr;
+            }
+        }
         if (channelPosition != at) {
             data.position(at);
         }
-        header.clear();
-        scatter[0] = target;
-        scatter[1] = header;
-        long expected = target.remaining() + (long) PartitionFiles.BUFFER_HEADER_BYTES;
         long read = 0;
-        while (read < expected) {
-            long n = data.read(scatter);
+        int first = 0;
+        while (read < runBytes) {
+            long n = data.read(runScatter, first, vectors - first);
             if (n < 0) {
                 channelPosition = -1;
-                throw new IOException("unexpected end of file at offset " + (at + read));
+                throw new IOException("unexpected end of file at offset " + (at + read) + " of "
+                        + partition.dataPath());
             }
             read += n;
+            while (first < vectors && !runScatter[first].hasRemaining()) {
+                first++;
+            }
         }
-        channelPosition = at + expected;
-        header.flip();
-        headerPrefetched = true;
+        channelPosition = at + runBytes;
+        scatterReads++;
+        Arrays.fill(runScatter, 0, vectors, null);
+    }
+
+    private void recycleRun(int from, int to) {
+        for (int i = from; i < to; i++) {
+            runBuffers[i].recycleBuffer();
+            runBuffers[i] = null;
+        }
     }
 
     /** Sums this subpartition's spans, for the backlog the consumer is told (so it can lend floating buffers). */
@@ -320,6 +449,10 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
 
     /** Queues a Buffer or a Span; a buffer that arrives after the release is recycled. */
     private void enqueue(Object entry) {
+        if (BufferTrace.ENABLED && entry instanceof Buffer read && read.isBuffer()) {
+            // For a stored partition the read from disk is the commit: the buffer becomes readable here.
+            BufferTrace.record(BufferTrace.Hop.COMMIT, 0, -1, read.getMemorySegment());
+        }
         boolean notify;
         synchronized (lock) {
             if (state == State.RELEASED) {

@@ -87,14 +87,20 @@ class SortMergeResultPartitionTest {
     }
 
     private SortMergeResultPartition newPartition(BufferCompressor compressor) {
+        return newPartition(compressor, reads, 1);
+    }
+
+    /** {@code extraBuffers}: the writing pool's buffers beyond one a subpartition (more make longer spans). */
+    private SortMergeResultPartition newPartition(BufferCompressor compressor, BlockingReadScheduler scheduler,
+                                                  int extraBuffers) {
         return new SortMergeResultPartition(ResultPartitionId.random(), "producer", SUBPARTITIONS, manager,
                 (id, n) -> {
                     try {
-                        return networkPool.createBufferPool(n + 1, n + 1);
+                        return networkPool.createBufferPool(n + extraBuffers, n + extraBuffers);
                     } catch (IOException e) {
                         throw new InsufficientBuffersException(e.getMessage());
                     }
-                }, files, reads, compressor);
+                }, files, scheduler, compressor);
     }
 
     @Test
@@ -169,6 +175,45 @@ class SortMergeResultPartitionTest {
                 + Files.size(partition.dataPath()) + " bytes for " + rawBytes);
 
         ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 2, () -> { });
+        byte[] got = readToTheEnd(view);
+        assertArrayEquals(expected[2].toByteArray(), got);
+        view.releaseAllResources();
+        partition.release(null);
+    }
+
+    @Test
+    void aWideBudget_readsRunsOfStoredBuffersInOneScatterRead_andStopsAtTheFirstBufferNotAsGuessed()
+            throws Exception {
+        // 48 segments for one reader at a time and a writing pool of 48 buffers (regions of about 16 buffers a
+        // subpartition): runs of many buffers. With lz4, a span mixes compressed buffers (constant records) with
+        // buffers stored as they are (random records), so runs end early at the first compressed one; without, only
+        // each span's short last buffer ends a run.
+        try (BlockingReadScheduler wide = new BlockingReadScheduler("wide", 48, SEGMENT, new BufferCompressor())) {
+            for (BufferCompressor compressor : new BufferCompressor[] {null, new BufferCompressor()}) {
+                SortMergeResultPartition partition = newPartition(compressor, wide, 48 - SUBPARTITIONS);
+                partition.setup();
+                ByteArrayOutputStream[] expected = writeBurstsOfRandomAndConstantRecords(partition);
+                partition.finish();
+                for (int s = 0; s < SUBPARTITIONS; s++) {
+                    SortMergeSubpartitionView view = (SortMergeSubpartitionView) manager.createSubpartitionView(
+                            partition.partitionId(), s, () -> { });
+                    assertArrayEquals(expected[s].toByteArray(), readToTheEnd(view),
+                            "subpartition " + s + (compressor == null ? "" : ", lz4"));
+                    // Without lz4 a run ends with its span (16 buffers or so); with it, at the next compressed one.
+                    long buffersPerRead = compressor == null ? 4 : 1;
+                    assertTrue(view.scatterReads() < view.buffersReadInRuns() / buffersPerRead, view.scatterReads()
+                            + " scatter reads for " + view.buffersReadInRuns() + " buffers" + (compressor == null
+                            ? "" : ", lz4"));
+                    view.releaseAllResources();
+                }
+                assertEquals(0, wide.segmentsInUse(), "read segments in use after the readers left");
+                partition.release(null);
+            }
+        }
+    }
+
+    /** Reads {@code view} until its end of partition; returns the records' bytes and the events' payloads. */
+    private static byte[] readToTheEnd(ResultSubpartitionView view) throws IOException {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
@@ -181,21 +226,50 @@ class SortMergeResultPartitionTest {
             Buffer buffer = next.buffer();
             boolean end = !buffer.isBuffer() && EventSerializer.isEndOfPartition(buffer);
             if (buffer.isBuffer()) {
-                ByteBuffer bytes = buffer.getNioBufferReadable();
-                byte[] copy = new byte[bytes.remaining()];
-                bytes.get(copy);
-                got.write(copy);
+                got.write(bytesOf(buffer.getNioBufferReadable()));
             } else if (!end) {
                 got.write(bytesOf(EventSerializer.payloadOf(buffer)));
             }
             buffer.recycleBuffer();
             if (end) {
-                break;
+                return got.toByteArray();
             }
         }
-        assertArrayEquals(expected[2].toByteArray(), got.toByteArray());
-        view.releaseAllResources();
-        partition.release(null);
+    }
+
+    /**
+     * Bursts of twenty records of up to two segments each, random bytes (incompressible) and constant bytes in turn,
+     * to random subpartitions, with a broadcast event now and then; returns each subpartition's expected stream.
+     */
+    private static ByteArrayOutputStream[] writeBurstsOfRandomAndConstantRecords(SortMergeResultPartition partition)
+            throws IOException {
+        ByteArrayOutputStream[] expected = new ByteArrayOutputStream[SUBPARTITIONS];
+        for (int s = 0; s < SUBPARTITIONS; s++) {
+            expected[s] = new ByteArrayOutputStream();
+        }
+        long random = 7;
+        for (int i = 0; i < 2000; i++) {
+            random = random * 6364136223846793005L + 1442695040888963407L;
+            int size = (int) ((random >>> 33) % (2 * SEGMENT));
+            byte[] record = new byte[size];
+            boolean incompressible = (i / 20) % 2 == 0;
+            long bytes = random;
+            for (int b = 0; b < size; b++) {
+                bytes = bytes * 6364136223846793005L + 1442695040888963407L;
+                record[b] = incompressible ? (byte) (bytes >>> 56) : (byte) i;
+            }
+            if (i % 333 == 0) {
+                byte[] event = {(byte) i, 9};
+                partition.broadcastEvent(ByteBuffer.wrap(event), false);
+                for (ByteArrayOutputStream stream : expected) {
+                    stream.writeBytes(event);
+                }
+            }
+            int target = (int) ((random >>> 20) % SUBPARTITIONS);
+            partition.emitRecord(ByteBuffer.wrap(record), target);
+            expected[target].writeBytes(ByteBuffer.allocate(4 + size).putInt(size).put(record).array());
+        }
+        return expected;
     }
 
     @Test
