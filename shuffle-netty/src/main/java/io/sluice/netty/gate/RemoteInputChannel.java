@@ -287,6 +287,19 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
      * when the channel was released or the sequence number is wrong). Event loop.
      */
     public void onBuffer(Buffer buffer, int sequenceNumber, int backlog, boolean priority) {
+        if (receive(buffer, sequenceNumber, backlog, priority)) {
+            notifyNonEmpty();
+        }
+    }
+
+    /**
+     * {@link #onBuffer}, except that the gate is not told when this buffer made the channel non-empty: then it
+     * returns true and the caller must call {@link #notifyNonEmpty()} soon, with no lock held. The connection's
+     * handler does so once its read has decoded everything the socket had, so that a consumer that drains faster
+     * than buffers arrive is woken once per read rather than once per buffer (every wake-up is a system call on
+     * both threads). Priority events and failures still tell the gate at once. Event loop.
+     */
+    public boolean receive(Buffer buffer, int sequenceNumber, int backlog, boolean priority) {
         boolean recycle = false;
         boolean tooManyEvents = false;
         boolean notify = false;
@@ -328,7 +341,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
                         + " lost data from producer " + connectionId.producerId() + " at " + connectionId.address()
                         + ": expected buffer " + expected + " but received " + sequenceNumber));
             }
-            return;
+            return false;
         }
         if (buffer.isBuffer()) {
             senderCredit.decrementAndGet();
@@ -340,16 +353,18 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
             endOfPartitionReceived = true;
         }
-        if (notify) {
-            if (priority) {
-                notifyPriorityEvent();
-            } else {
-                notifyChannelNonEmpty();
-            }
+        if (notify && priority) {
+            notifyPriorityEvent();
         }
         if (backlog >= 0) {
             onSenderBacklog(backlog);
         }
+        return notify && !priority;
+    }
+
+    /** Tells the gate that this channel has data: the deferred notification of {@link #receive}. Any thread. */
+    public void notifyNonEmpty() {
+        notifyChannelNonEmpty();
     }
 
     /** An empty buffer arrived (only its sequence number and backlog matter). Event loop. */

@@ -50,6 +50,11 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     private boolean reading; // event loop
     /** Credit queued during the current read, written and flushed once at its channelReadComplete. */
     private boolean creditQueuedInRead; // event loop
+    /**
+     * Channels this read made non-empty; their gates are told at its channelReadComplete (or before a failure is
+     * reported), one wake-up of a consumer per read instead of one per buffer.
+     */
+    private final ArrayDeque<RemoteInputChannel> channelsToNotify = new ArrayDeque<>(); // event loop
 
     private volatile ChannelHandlerContext ctx;
     /**
@@ -200,7 +205,13 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
             // Otherwise the channel had no buffer for a data frame and was already failed by the allocator.
             return;
         }
-        channel.onBuffer(buffer, response.sequenceNumber(), response.backlog(), response.dataType().isPriority());
+        if (channel.receive(buffer, response.sequenceNumber(), response.backlog(),
+                response.dataType().isPriority())) {
+            // Told at this read's channelReadComplete (or at channelInactive / exceptionCaught when the read ends in
+            // a close or a failure). A channel its consumer drained meanwhile may be queued twice; the gate queues a
+            // channel once, so a second notification costs nothing.
+            channelsToNotify.add(channel);
+        }
         pickUpDeferredCredit(channel);
     }
 
@@ -222,11 +233,20 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         reading = false;
+        notifyChannelsOfThisRead();
         if (creditQueuedInRead) {
             creditQueuedInRead = false;
             writeCredits();
         }
         super.channelReadComplete(ctx);
+    }
+
+    /** Tells the gates of the channels that this read made non-empty; their consumers wake now. Event loop. */
+    private void notifyChannelsOfThisRead() {
+        RemoteInputChannel channel;
+        while ((channel = channelsToNotify.poll()) != null) {
+            channel.notifyNonEmpty();
+        }
     }
 
     private void onErrorResponse(ErrorResponse error) {
@@ -253,6 +273,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        notifyChannelsOfThisRead();
         if (!channels.isEmpty()) {
             failAllChannels(new TransportException("connection to producer " + connectionId.producerId().value()
                     + " at " + remoteAddress() + " was closed (connection " + connectionId.connectionIndex()
@@ -263,6 +284,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        notifyChannelsOfThisRead();
         LOG.warn("Connection to {} failed: {}", connectionId, cause.toString());
         failAllChannels(cause instanceof TransportException ? cause : new TransportException("connection to producer "
                 + connectionId.producerId().value() + " at " + remoteAddress() + " failed: " + cause, remoteAddress(),

@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -473,6 +474,28 @@ class CreditBasedClientHandlerTest {
         }
         assertTrue(gate.pollNext().isEmpty());
         assertTrue(gate.isFinished());
+    }
+
+    // One consumer wake-up per read, not per buffer
+    @Test
+    void threeBuffersForOneChannelInOneRead_wakeTheConsumerOnce_atTheEndOfTheRead_withAllThreeQueued()
+            throws Exception {
+        SingleInputGate gate = requestedGate(1, 4, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        List<Integer> queuedAtEachWakeUp = new ArrayList<>();
+        gate.availableFuture().thenRun(() -> queuedAtEachWakeUp.add(RemoteChannels.queuedBuffers(channel)));
+
+        connection.receive(data(channel, 0, 0, 10), data(channel, 1, 0, 20), data(channel, 2, 0, 30));
+
+        assertEquals(List.of(3), queuedAtEachWakeUp,
+                "the gate is told once, when the read has decoded every buffer the socket had");
+        for (int size : new int[] {10, 20, 30}) {
+            Optional<BufferOrEvent> next = gate.pollNext();
+            assertTrue(next.isPresent());
+            assertEquals(size, next.get().data().remaining(), "in order");
+            next.get().recycle();
+        }
+        assertTrue(gate.pollNext().isEmpty());
     }
 
     // CTE-4, CH-11
