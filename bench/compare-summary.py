@@ -51,6 +51,10 @@ ROWS = [
      False, 0.8, ["latency"]),
     ("latency one-way p99, flush 0", "us", 1, "sluice.latency.1rec", "flink.latency.1rec", "p99", False, 1.0,
      ["latency"]),
+    ("latency p50, flush 0, consumer spin-wait", "us", 1, "sluice.latency.spin.1rec", "flink.latency.1rec",
+     "one_way_us_p50", False, 0.8, ["latency"]),
+    ("latency p99, flush 0, consumer spin-wait", "us", 1, "sluice.latency.spin.1rec", "flink.latency.1rec", "p99",
+     False, 1.0, ["latency"]),
 ]
 
 # In-repo Flink peer figure vs the same figure of PEER_DIR/run.sh (lines prefixed "xcheck." by the script).

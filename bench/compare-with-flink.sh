@@ -17,6 +17,8 @@
 #          NOISE (0.15): the widest ratio spread, (max-min)/median, that counts as conclusive;
 #          WARM (3) and MEAS (10): warm-up and measured seconds per figure, both sides (JMH: 1 s iterations);
 #          ONLY (all): figure groups to run, a regex over: bulk1 bulk4 long engine b100 many latency;
+#          SPIN_WAIT (50us): the consumer's shuffle.input.spin-wait for the latency group's second Sluice figure
+#          (sluice.latency.spin.1rec; the first, sluice.latency.1rec, runs with the library's default, no spin);
 #          CPUS (0,1 when the machine has 2 or more): taskset CPU list for every JVM; CPUS= to not pin;
 #          PEER_CHECK (0): 1 also runs $PEER_DIR/run.sh every round (its figures as "xcheck.*"), to check
 #          that the in-repo Flink peer agrees with it; PEER_DIR (the external Flink harness, a directory with run.sh; no default); PEER_ONLY: its ONLY
@@ -37,6 +39,7 @@ NOISE="${NOISE:-0.15}"
 WARM="${WARM:-3}"
 MEAS="${MEAS:-10}"
 ONLY="${ONLY:-.}"
+SPIN_WAIT="${SPIN_WAIT:-50us}"
 JAVA="${JAVA:-java}"
 PEER_CHECK="${PEER_CHECK:-0}"
 PEER_DIR="${PEER_DIR:-}"  # the external Flink harness (a directory with run.sh); no default
@@ -93,7 +96,7 @@ FIGURES=(
   "engine|RecordThroughputBenchmark -p recordBytes=8 -p recordBuffer=heap -p payload=sequenced -p reader=union|emit long 1 1 100"
   "b100|RecordThroughputBenchmark -p recordBytes=100|records b100 1 1 100"
   "many|ManyChannelsBenchmark -p shape=4x100,1x100,10x10,1x1000|records long 4 100 100"
-  "latency|sluice-bench latency;RoundTripLatencyBenchmark|latency"
+  "latency|sluice-bench latency;sluice-bench latency --spin-wait $SPIN_WAIT;RoundTripLatencyBenchmark|latency"
 )
 
 # One Sluice figure group: each of its runs in its own JVM (JMH: one fork, its JSON turned into figure lines).

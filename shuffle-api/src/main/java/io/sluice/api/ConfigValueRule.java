@@ -41,6 +41,13 @@ interface ConfigValueRule<T> {
                 ? Optional.of("must be > 0") : Optional.empty();
     }
 
+    /** @return a rule that allows {@code min <= value <= max} */
+    static ConfigValueRule<Duration> durationBetween(Duration min, Duration max) {
+        return value -> value.compareTo(min) >= 0 && value.compareTo(max) <= 0
+                ? Optional.empty() : Optional.of("must be between " + Durations.format(min) + " and "
+                        + Durations.format(max));
+    }
+
     /** @return a rule that allows exactly the given strings */
     static ConfigValueRule<String> oneOf(List<String> allowed) {
         return value -> allowed.contains(value)

@@ -13,6 +13,11 @@ public final class ShuffleOptions {
     static final long MIN_SEGMENT_SIZE = 4096;
     /** Largest segment: a segment is one int-indexed ByteBuffer; 1g keeps well clear of 2^31. */
     static final long MAX_SEGMENT_SIZE = 1L << 30;
+    /**
+     * Longest spin a consumer may be configured to: a wake-up costs tens of microseconds, so a longer spin only
+     * burns a core.
+     */
+    static final Duration MAX_SPIN_WAIT = Duration.ofMillis(10);
     /** Largest TCP port. */
     private static final int MAX_PORT = 65535;
 
@@ -57,6 +62,15 @@ public final class ShuffleOptions {
             "shuffle.output.flush-interval", Duration.ofMillis(100),
             "Longest time data may wait in a partly filled buffer before it is sent; 0 = flush after every record.",
             ConfigValueType.DURATION, ConfigValueRule.any());
+
+    /** Longest a spin of a consumer that waits for data lasts before it parks; 0 never spins. */
+    public static final ConfigOption<Duration> INPUT_SPIN_WAIT = new ConfigOption<>(
+            "shuffle.input.spin-wait", Duration.ZERO,
+            "How long a consumer thread that finds its gate empty spins on its core, watching for data, before it "
+                    + "parks (0 = park at once). Data arriving during the spin is taken without a thread wake-up, "
+                    + "which saves tens of microseconds per record on a mostly idle stream (with flush-interval 0), at "
+                    + "the price of up to this much CPU per wait; only for consumers with a core to spare.",
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(Duration.ZERO, MAX_SPIN_WAIT));
 
     /** Netty transport: auto, nio, epoll or local (in-JVM). */
     public static final ConfigOption<String> NETTY_TRANSPORT = new ConfigOption<>(
@@ -200,7 +214,7 @@ public final class ShuffleOptions {
 
     private static final List<ConfigOption<?>> ALL = List.of(
             SHUFFLE_SERVICE_FACTORY_CLASS, MEMORY_TOTAL, MEMORY_SEGMENT_SIZE, BUFFERS_PER_CHANNEL,
-            FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_SUBPARTITION, OUTPUT_FLUSH_INTERVAL,
+            FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_SUBPARTITION, OUTPUT_FLUSH_INTERVAL, INPUT_SPIN_WAIT,
             NETTY_TRANSPORT, NETTY_PORT, NETTY_SERVER_THREADS, NETTY_CLIENT_THREADS,
             NETTY_CONNECT_TIMEOUT, NETTY_BIND_TIMEOUT, PARTITION_REQUEST_INITIAL_BACKOFF, PARTITION_REQUEST_MAX_BACKOFF,
             SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,

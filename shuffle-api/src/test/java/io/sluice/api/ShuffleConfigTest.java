@@ -128,7 +128,8 @@ class ShuffleConfigTest {
 
         assertEquals(List.of("shuffle-service-factory.class", "shuffle.memory.total", "shuffle.memory.segment-size",
                 "shuffle.buffers-per-channel", "shuffle.floating-buffers-per-gate",
-                "shuffle.max-buffers-per-subpartition", "shuffle.output.flush-interval", "shuffle.netty.transport",
+                "shuffle.max-buffers-per-subpartition", "shuffle.output.flush-interval", "shuffle.input.spin-wait",
+                "shuffle.netty.transport",
                 "shuffle.netty.port", "shuffle.netty.server-threads", "shuffle.netty.client-threads",
                 "shuffle.netty.connect-timeout", "shuffle.netty.bind-timeout",
                 "shuffle.partition-request.initial-backoff", "shuffle.partition-request.max-backoff",

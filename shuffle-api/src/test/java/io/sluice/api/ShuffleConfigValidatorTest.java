@@ -88,6 +88,7 @@ class ShuffleConfigValidatorTest {
         "shuffle.netty.connect-timeout             | 0      | must be > 0",
         "shuffle.partition-request.initial-backoff | 0ms    | must be > 0",
         "shuffle.partition-request.max-backoff     | 0s     | must be > 0",
+        "shuffle.input.spin-wait                   | 11ms   | must be between 0ms and 10ms",
         "shuffle-service-factory.class             | ' '    | must not be empty",
     })
     void valueOutOfRange_isReportedWithTheRange(String key, String value, String requirement) {

@@ -199,7 +199,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             InputGateDeploymentDescriptor descriptor = descriptors.get(g);
             String gateName = descriptors.size() == 1 ? ownerName : ownerName + " (gate " + g + ")";
             SingleInputGate gate = new SingleInputGate(gateName, descriptor.inputChannels().size(), this::onGateClosed,
-                    notifications);
+                    notifications, config.inputSpinWait().toNanos());
             for (int i = 0; i < descriptor.inputChannels().size(); i++) {
                 NettyShuffleDescriptor channelDescriptor = nettyDescriptor(descriptor.inputChannels().get(i));
                 gate.setChannel(channelFactory.create(gate, i, channelDescriptor.partitionId(),

@@ -1,6 +1,11 @@
 package io.sluice.bench;
 
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleConfigValidator;
+import io.sluice.api.ShuffleOptions;
 import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -13,13 +18,15 @@ import picocli.CommandLine.Option;
 @Command(name = "latency", sortOptions = false, usageHelpWidth = HelpText.WIDTH,
         header = "One-way latency, one 8-byte record in flight, flush after every record (the Flink peer's shape).",
         synopsisHeading = "%nUsage: ",
-        customSynopsis = "sluice-bench latency [--warmup S] [--measure S] [--transport auto|nio|epoll]",
+        customSynopsis = "sluice-bench latency [--warmup S] [--measure S] [--transport auto|nio|epoll]"
+                + " [--spin-wait TIME]",
         descriptionHeading = "%n",
         description = "Two environments in this process over loopback TCP. A producer thread emits a record holding"
                 + " System.nanoTime(); a consumer thread takes the difference on arrival and lets the producer send the"
                 + " next through a semaphore. The window opens --warmup seconds after the first record arrived and"
                 + " lasts --measure seconds. Prints 'sluice.latency.1rec one_way_us_p50=.. p99=.. p999=.. msgs_per_s=.."
-                + " cpu_cores=..', nearest-rank percentiles of every sample in the window.",
+                + " cpu_cores=..', nearest-rank percentiles of every sample in the window ('sluice.latency.spin.1rec ..'"
+                + " with --spin-wait above 0).",
         optionListHeading = "%nOptions:%n",
         footer = "%nExit status: 0 measured, 1 the run failed, 2 for a wrong command line.")
 final class LatencyCommand {
@@ -38,6 +45,11 @@ final class LatencyCommand {
             description = "Netty transport of both environments: auto, nio or epoll [default: ${DEFAULT-VALUE}]")
     String transport;
 
+    @Option(names = "--spin-wait", paramLabel = "TIME", defaultValue = "0ms", converter = DurationConverter.class,
+            description = "the consumer's shuffle.input.spin-wait: how long it spins for the next record before it"
+                    + " parks, 0 to 10ms [default: ${DEFAULT-VALUE} (library default)]")
+    Duration spinWait;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help")
     boolean help;
 
@@ -54,6 +66,12 @@ final class LatencyCommand {
         if (!TRANSPORTS.contains(transport)) {
             throw new UsageException("--transport " + transport + " is not one of auto, nio, epoll");
         }
+        // The library's own range check, so the command line and the option cannot disagree.
+        List<String> problems = ShuffleConfigValidator.problems(
+                ShuffleConfig.empty().with(ShuffleOptions.INPUT_SPIN_WAIT, spinWait));
+        if (!problems.isEmpty()) {
+            throw new UsageException("--spin-wait: " + problems.get(0));
+        }
     }
 
     /**
@@ -65,7 +83,7 @@ final class LatencyCommand {
      */
     int run(PrintStream out, PrintStream err) {
         try {
-            out.println(new OneWayLatency(transport, warmupSeconds, measureSeconds).measure());
+            out.println(new OneWayLatency(transport, spinWait, warmupSeconds, measureSeconds).measure());
             out.flush();
             return Main.EXIT_PASS;
         } catch (InterruptedException e) {

@@ -39,6 +39,8 @@ final class OneWayLatency {
 
     /** The figure's name, the same as the Flink peer's with "sluice" for "flink". */
     static final String FIGURE = "sluice.latency.1rec";
+    /** The same figure with {@code shuffle.input.spin-wait} above zero. */
+    static final String SPIN_FIGURE = "sluice.latency.spin.1rec";
 
     /** Samples kept: the Flink peer's bound. */
     private static final int MAX_SAMPLES = 4_000_000;
@@ -51,6 +53,7 @@ final class OneWayLatency {
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private final String transport;
+    private final Duration spinWait;
     private final double warmupSeconds;
     private final double measureSeconds;
 
@@ -60,9 +63,23 @@ final class OneWayLatency {
      * @param measureSeconds how long the window lasts
      */
     OneWayLatency(String transport, double warmupSeconds, double measureSeconds) {
+        this(transport, Duration.ZERO, warmupSeconds, measureSeconds);
+    }
+
+    /**
+     * @param spinWait the consumer's {@code shuffle.input.spin-wait}; with one above zero the figure is named
+     *                 {@value #SPIN_FIGURE}
+     */
+    OneWayLatency(String transport, Duration spinWait, double warmupSeconds, double measureSeconds) {
         this.transport = transport;
+        this.spinWait = spinWait;
         this.warmupSeconds = warmupSeconds;
         this.measureSeconds = measureSeconds;
+    }
+
+    /** The figure's name: {@value #FIGURE}, or {@value #SPIN_FIGURE} when the consumer spins. */
+    String figure() {
+        return spinWait.isZero() ? FIGURE : SPIN_FIGURE;
     }
 
     /**
@@ -75,7 +92,8 @@ final class OneWayLatency {
     String measure() throws Exception {
         ShuffleConfig config = ShuffleConfig.empty()
                 .with(ShuffleOptions.OUTPUT_FLUSH_INTERVAL, Duration.ZERO)
-                .with(ShuffleOptions.NETTY_TRANSPORT, transport);
+                .with(ShuffleOptions.NETTY_TRANSPORT, transport)
+                .with(ShuffleOptions.INPUT_SPIN_WAIT, spinWait);
         ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
         try (Environments environments = Environments.start(factory, List.of(
                 ShuffleEnvironmentContext.of(config, new ResourceId("latency-producer")),
@@ -172,7 +190,7 @@ final class OneWayLatency {
             long[] sorted = Arrays.copyOf(samples, sampleCount.get());
             Arrays.sort(sorted);
             return String.format(Locale.ROOT,
-                    "%s one_way_us_p50=%.1f p99=%.1f p999=%.1f msgs_per_s=%.0f cpu_cores=%.2f", FIGURE, percentile(sorted, 0.50) / 1e3, percentile(sorted, 0.99) / 1e3,
+                    "%s one_way_us_p50=%.1f p99=%.1f p999=%.1f msgs_per_s=%.0f cpu_cores=%.2f", figure(), percentile(sorted, 0.50) / 1e3, percentile(sorted, 0.99) / 1e3,
                     percentile(sorted, 0.999) / 1e3, sorted.length / measureSeconds,
                     (cpu1 - cpu0) / 1e9 / measureSeconds);
         } finally {

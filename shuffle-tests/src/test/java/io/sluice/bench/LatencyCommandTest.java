@@ -33,6 +33,23 @@ class LatencyCommandTest {
     }
 
     @Test
+    void spinningConsumer_printsTheSpinFigure_andReturnsEveryBuffer() {
+        int status = run("latency", "--warmup", "0", "--measure", "0.5", "--spin-wait", "50us");
+
+        assertEquals(Main.EXIT_PASS, status, text(err));
+        assertTrue(text(out).startsWith("sluice.latency.spin.1rec one_way_us_p50="), text(out));
+    }
+
+    @Test
+    void spinWaitBeyondTheLibrarysRange_exitsWith2_namingTheRange() {
+        assertEquals(Main.EXIT_USAGE, run("latency", "--spin-wait", "20ms"));
+
+        assertEquals("", text(out));
+        assertEquals("sluice-bench: --spin-wait: shuffle.input.spin-wait: invalid value '20ms'; must be between 0ms "
+                + "and 10ms\n(sluice-bench --help lists the options)\n", text(err));
+    }
+
+    @Test
     void wrongOptions_exitWith2_beforeMeasuring() {
         assertEquals(Main.EXIT_USAGE, run("latency", "--measure", "0"));
         assertEquals(Main.EXIT_USAGE, run("latency", "--transport", "kqueue"));

@@ -19,6 +19,7 @@ import java.util.List;
  * @param floatingBuffersPerGate  floating buffers of a gate
  * @param maxBuffersPerSubpartition producer-side cap per subpartition
  * @param flushInterval           zero flushes every record
+ * @param inputSpinWait           how long a consumer spins for data before it parks; zero never spins
  * @param transport               auto, nio, epoll or local
  * @param port                    0 for any free port
  * @param serverThreads           0 for the number of cores
@@ -37,7 +38,8 @@ import java.util.List;
  */
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
-                                String transport, int port, int serverThreads, int clientThreads,
+                                Duration inputSpinWait, String transport, int port, int serverThreads,
+                                int clientThreads,
                                 Duration connectTimeout, Duration bindTimeout, Duration initialBackoff,
                                 Duration maxBackoff, Duration heartbeatInterval, Duration heartbeatTimeout,
                                 TlsSettings tls, List<String> tmpDirs, long blockingReadMemory,
@@ -80,6 +82,7 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 config.get(ShuffleOptions.FLOATING_BUFFERS_PER_GATE),
                 config.get(ShuffleOptions.MAX_BUFFERS_PER_SUBPARTITION),
                 config.get(ShuffleOptions.OUTPUT_FLUSH_INTERVAL),
+                config.get(ShuffleOptions.INPUT_SPIN_WAIT),
                 config.get(ShuffleOptions.NETTY_TRANSPORT),
                 config.get(ShuffleOptions.NETTY_PORT),
                 config.get(ShuffleOptions.NETTY_SERVER_THREADS),

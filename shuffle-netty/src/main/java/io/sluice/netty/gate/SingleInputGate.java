@@ -35,6 +35,13 @@ import java.util.function.Consumer;
  * exactly those with priority events waiting, and while {@link #priorityEventAvailableFuture()} is done the next
  * poll returns a priority event, which Flink's checkpointed gate relies on.
  *
+ * <p>Waiting: {@link #getNext()} parks on {@code lock} until a channel is queued. With a spin wait
+ * ({@code shuffle.input.spin-wait}) it first spins up to that long on {@code dataSignals}, a counter that every
+ * queueing of a first channel, the gate's end and its close bump, so data arriving meanwhile is taken without a
+ * wake-up of the consumer thread (on a VM that wake-up costs the notifying event loop a system call and the consumer
+ * tens of microseconds). A wait that lasted more than eight spins makes the next one park at once, so a consumer
+ * whose stream is idle stops spinning after one wait, and its first short wait turns spinning on again.
+ *
  * <p>Threads: {@link #pollNext()}, {@link #getNext()} and {@link #setup()} by one consumer thread;
  * {@link #notifyChannelNonEmpty} by producer, event-loop or timer threads; {@link #close()},
  * {@link #isFinished()}, {@link #availableFuture()} and the wake-up futures by any thread. The gate never calls a
@@ -73,8 +80,27 @@ public final class SingleInputGate implements InputGate {
     private volatile boolean finished;
     @GuardedBy("lock")
     private GateMemory memory = GateMemory.NONE;
+    /**
+     * A wait longer than this many spins makes the next wait park at once: the stream is idle, not busy. Eight, so
+     * that a busy stream whose gaps are a little longer than the spin still spins (a spin that runs out costs at
+     * most an eighth of such a wait) while an idle one stops spinning after one wait.
+     */
+    private static final long LONG_WAIT_SPINS = 8;
+
     /** Bytes and buffers the consumer took, and its waits for data, for {@link #metrics()}. */
     private final GateCounters counters = new GateCounters();
+    /**
+     * Bumped (under {@code lock}) whenever a waiting consumer has something new to look at: the first channel
+     * queued, the gate finished, the gate closed. A spinning consumer watches it instead of taking {@code lock}.
+     */
+    private volatile int dataSignals;
+    /** Longest spin of {@link #getNext()} before it parks, in nanoseconds; 0 never spins. */
+    private final long spinWaitNanos;
+    /** How long the consumer's last wait for data took, spin and park together. Consumer thread. */
+    private long lastWaitNanos;
+    /** Spins that ended with something to poll, and spins that ran out and parked. Consumer thread. */
+    private long spinHits;
+    private long spinMisses;
 
     /**
      * @param channelCount  the number of channels; fill them with {@link #setChannel} before {@link #setup()}
@@ -84,6 +110,22 @@ public final class SingleInputGate implements InputGate {
      */
     public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose,
                            Executor notifications) {
+        this(ownerName, channelCount, onClose, notifications, 0);
+    }
+
+    /**
+     * Like {@link #SingleInputGate(String, int, Consumer, Executor)}, with a spin wait.
+     *
+     * @param spinWaitNanos how long {@link #getNext()} spins for data before it parks ({@code
+     *                      shuffle.input.spin-wait}); 0 parks at once
+     */
+    public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose,
+                           Executor notifications, long spinWaitNanos) {
+        if (spinWaitNanos < 0) {
+            throw new IllegalArgumentException("spin wait of gate of " + ownerName + " is negative: "
+                    + spinWaitNanos + " ns");
+        }
+        this.spinWaitNanos = spinWaitNanos;
         this.availabilityHandOff = new AvailabilityHandOff(notifications);
         this.priorityHandOff = new AvailabilityHandOff(notifications);
         this.pendingPriorityEvents = new int[channelCount];
@@ -227,21 +269,61 @@ public final class SingleInputGate implements InputGate {
     @Override
     public Optional<BufferOrEvent> getNext() throws IOException, InterruptedException {
         while (true) {
+            // Read before the poll: a channel queued after the poll looked changes it, so a spin cannot miss it.
+            int signalsSeen = dataSignals;
             Optional<BufferOrEvent> next = pollNext();
             if (next.isPresent() || finished) {
                 return next;
             }
-            synchronized (lock) {
-                if (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
-                    long start = counters.waiting().begin();
-                    try {
-                        while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
-                            lock.wait();
-                        }
-                    } finally {
-                        counters.waiting().end(start);
+            long start = counters.waiting().begin();
+            try {
+                if (lastWaitNanos / LONG_WAIT_SPINS < spinWaitNanos) { // never true without a spin wait
+                    if (spinUntilSignalled(signalsSeen, start)) {
+                        spinHits++;
+                        continue;
                     }
+                    spinMisses++;
                 }
+                parkUntilData();
+            } finally {
+                counters.waiting().end(start);
+                lastWaitNanos = System.nanoTime() - start;
+            }
+        }
+    }
+
+    /**
+     * Spins until {@code dataSignals} moves from {@code signalsSeen}, {@code spinWaitNanos} have passed since
+     * {@code start}, or the thread is interrupted (the park that follows then throws). Consumer thread.
+     *
+     * @return whether it moved (there is something to poll)
+     */
+    private boolean spinUntilSignalled(int signalsSeen, long start) {
+        Thread consumer = Thread.currentThread();
+        do {
+            if (dataSignals != signalsSeen) {
+                return true;
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() - start < spinWaitNanos && !consumer.isInterrupted());
+        return dataSignals != signalsSeen;
+    }
+
+    /** Waits of {@link #getNext()} that its spin ended with something to poll. Consumer thread, or after it. */
+    long spinHits() {
+        return spinHits;
+    }
+
+    /** Waits of {@link #getNext()} whose spin ran out, so that it parked. Consumer thread, or after it. */
+    long spinMisses() {
+        return spinMisses;
+    }
+
+    /** Parks the consumer thread until a channel is queued, the gate finishes or it closes. */
+    private void parkUntilData() throws InterruptedException {
+        synchronized (lock) {
+            while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                lock.wait();
             }
         }
     }
@@ -383,6 +465,7 @@ public final class SingleInputGate implements InputGate {
                 return;
             }
             state = GateState.CLOSED;
+            dataSignals++;
             channelsWithData.clear();
             toComplete = availability;
             toCompletePriority = priorityAvailability;
@@ -392,7 +475,13 @@ public final class SingleInputGate implements InputGate {
         toComplete.complete(null);
         toCompletePriority.complete(null);
         onClose.accept(this);
-        LOG.debug("Closed gate of {}", ownerName);
+        if (spinWaitNanos > 0) {
+            // Read from the closing thread: a figure for tuning shuffle.input.spin-wait, not an exact count.
+            LOG.debug("Closed gate of {}; its consumer's spins found data {} times and ran out {} times", ownerName,
+                    spinHits, spinMisses);
+        } else {
+            LOG.debug("Closed gate of {}", ownerName);
+        }
     }
 
     /**
@@ -486,6 +575,7 @@ public final class SingleInputGate implements InputGate {
             channelsWithData.addLast(channel);
         }
         if (channelsWithData.size() == 1) {
+            dataSignals++; // under lock: the only writer
             lock.notifyAll();
             return availability;
         }
@@ -556,6 +646,7 @@ public final class SingleInputGate implements InputGate {
             finishedChannels++;
             if (finishedChannels == channels.length) {
                 finished = true;
+                dataSignals++;
                 toComplete = availability;
                 lock.notifyAll();
             }

@@ -34,8 +34,19 @@ final class LocalGates {
     /** Like {@link #gate(int, ResultPartitionId...)} with the given retry scheduler and backoff. */
     SingleInputGate gate(ScheduledExecutorService retryScheduler, Duration initialBackoff, Duration maxBackoff,
                          int subpartition, ResultPartitionId... partitions) {
+        return gate(retryScheduler, initialBackoff, maxBackoff, Duration.ZERO, subpartition, partitions);
+    }
+
+    /** Like {@link #gate(int, ResultPartitionId...)}, its getNext() spinning up to {@code spinWait} for data. */
+    SingleInputGate spinningGate(Duration spinWait, int subpartition, ResultPartitionId... partitions) {
+        return gate(fixture.scheduler(), INITIAL_BACKOFF, MAX_BACKOFF, spinWait, subpartition, partitions);
+    }
+
+    private SingleInputGate gate(ScheduledExecutorService retryScheduler, Duration initialBackoff,
+                                 Duration maxBackoff, Duration spinWait, int subpartition,
+                                 ResultPartitionId... partitions) {
         SingleInputGate gate = new SingleInputGate("test-consumer", partitions.length,
-                closed -> closeCallbacks.incrementAndGet(), Runnable::run);
+                closed -> closeCallbacks.incrementAndGet(), Runnable::run, spinWait.toNanos());
         for (int i = 0; i < partitions.length; i++) {
             gate.setChannel(new LocalInputChannel(gate, i, partitions[i], subpartition, fixture.manager(),
                     retryScheduler, new PartitionRequestBackoff(initialBackoff, maxBackoff)));

@@ -26,6 +26,7 @@ import io.sluice.netty.testing.TestRecords;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -66,6 +67,24 @@ class SingleInputGateTest {
         opened.add(gate);
         gate.setup();
         return gate;
+    }
+
+    private SingleInputGate setUpSpinningGate(Duration spinWait, ResultPartition partition) throws Exception {
+        SingleInputGate gate = gates.spinningGate(spinWait, 0, partition.partitionId());
+        opened.add(gate);
+        gate.setup();
+        return gate;
+    }
+
+    /** Reads {@code count} records through a RecordReader, then closes it (and so the gate). Consumer thread. */
+    private static List<byte[]> readRecords(SingleInputGate gate, int count) throws Exception {
+        List<byte[]> records = new ArrayList<>();
+        try (RecordReader reader = new RecordReader(gate)) {
+            for (int i = 0; i < count; i++) {
+                records.add(TestRecords.bytesOf(reader.next().data()));
+            }
+        }
+        return records;
     }
 
     /** A consumer thread waiting in {@code getNext()} on a gate with nothing to read. */
@@ -224,6 +243,85 @@ class SingleInputGateTest {
         Throwable woken = consumer.awaitFailure();
         assertTrue(woken instanceof IllegalStateException, String.valueOf(woken));
         assertTrue(woken.getMessage().contains("closed"), woken.getMessage());
+    }
+
+    // shuffle.input.spin-wait: a record that arrives while the consumer spins ends the spin
+    @Test
+    void spinningConsumer_takesARecordThatArrivesDuringItsSpin_withoutParking() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        // A spin longer than the test's timeout: only the data's signal can end it in time.
+        SingleInputGate gate = setUpSpinningGate(Duration.ofMinutes(5), partition);
+        BackgroundTask<List<byte[]>> consumer = BackgroundTask.start("spinning-consumer", () -> readRecords(gate, 1));
+        Await.until(() -> gate.metrics().waitingForDataNanos() > 0, "the consumer spins for data");
+
+        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+
+        assertArrayEquals(TestRecords.recordBytes(0, 0, ONE_BUFFER_RECORD), consumer.await().get(0));
+        assertEquals(1, gate.spinHits(), "the spin found the record");
+        assertEquals(0, gate.spinMisses(), "it never parked");
+    }
+
+    // shuffle.input.spin-wait: a wait of more than eight spins makes the next wait park at once
+    @Test
+    void spinThatRanOut_parks_andAfterThatLongWaitTheNextWaitParksWithoutSpinning() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        // One microsecond: the first wait spins it in vain and parks until the record below, far longer than 8 us.
+        SingleInputGate gate = setUpSpinningGate(Duration.ofNanos(1_000), partition);
+        BackgroundTask<List<byte[]>> consumer = BackgroundTask.start("spinning-consumer", () -> readRecords(gate, 2));
+        Await.blocked(consumer.thread());
+
+        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        Await.until(() -> gate.metrics().buffersIn() == 1, "the consumer takes the first record");
+        Await.blocked(consumer.thread()); // a spin here would run out as well and count a second miss
+        partition.emitRecord(TestRecords.record(0, 1, ONE_BUFFER_RECORD), 0);
+
+        List<byte[]> records = consumer.await();
+        assertArrayEquals(TestRecords.recordBytes(0, 0, ONE_BUFFER_RECORD), records.get(0));
+        assertArrayEquals(TestRecords.recordBytes(0, 1, ONE_BUFFER_RECORD), records.get(1));
+        assertEquals(1, gate.spinMisses(), "only the first wait spun: the one after its long wait parked at once");
+        assertEquals(0, gate.spinHits());
+    }
+
+    // shuffle.input.spin-wait: close ends a spin as it ends a park
+    @Test
+    void close_endsAConsumerSpinningInGetNext_withIllegalStateException() throws Exception {
+        SingleInputGate gate = setUpSpinningGate(Duration.ofMinutes(5), fixture.setUpPartition(1));
+        BackgroundTask<?> consumer = BackgroundTask.start("spinning-consumer", gate::getNext);
+        Await.until(() -> gate.metrics().waitingForDataNanos() > 0, "the consumer spins for data");
+
+        gate.close();
+
+        Throwable woken = consumer.awaitFailure();
+        assertTrue(woken instanceof IllegalStateException, String.valueOf(woken));
+        assertTrue(woken.getMessage().contains("closed"), woken.getMessage());
+        assertEquals(0, gate.spinMisses(), "the close ended the spin, not its time");
+    }
+
+    // shuffle.input.spin-wait: every record of a stream arrives, in order, whether a wait spins or parks
+    @Test
+    void streamThroughASpinningGate_arrivesCompleteAndInOrder_thenTheGateFinishes() throws Exception {
+        int records = 2_000;
+        ResultPartition partition = fixture.setUpPartition(1);
+        SingleInputGate gate = setUpSpinningGate(Duration.ofNanos(50_000), partition);
+        BackgroundTask<Void> producer = BackgroundTask.start("producer", () -> {
+            for (int i = 0; i < records; i++) {
+                partition.emitRecord(TestRecords.record(0, i, 24 + i % 100), 0);
+                if (i % 7 == 0) {
+                    partition.flushAll(); // part-filled buffers too, so that waits short and long both occur
+                }
+            }
+            partition.finish();
+        });
+
+        try (RecordReader reader = new RecordReader(gate)) {
+            for (int i = 0; i < records; i++) {
+                assertArrayEquals(TestRecords.recordBytes(0, i, 24 + i % 100), TestRecords.bytesOf(reader.next().data()),
+                        "record " + i);
+            }
+            assertNull(reader.next(), "the end of partition follows the last record");
+        }
+        producer.await();
+        assertTrue(gate.isFinished());
     }
 
     // SIG-9
