@@ -69,7 +69,8 @@ public final class ShuffleOptions {
             "How long a consumer thread that finds its gate empty spins on its core, watching for data, before it "
                     + "parks (0 = park at once). Data arriving during the spin is taken without a thread wake-up, "
                     + "which saves tens of microseconds per record on a mostly idle stream (with flush-interval 0), at "
-                    + "the price of up to this much CPU per wait; only for consumers with a core to spare.",
+                    + "the price of up to this much CPU per wait; only for consumers with a core to spare. Applies to "
+                    + "InputGate.getNext() (and RecordReader), not to a consumer that waits on availableFuture().",
             ConfigValueType.DURATION, ConfigValueRule.durationBetween(Duration.ZERO, MAX_SPIN_WAIT));
 
     /** Netty transport: auto, nio, epoll or local (in-JVM). */

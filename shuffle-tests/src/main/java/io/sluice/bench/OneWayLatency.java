@@ -59,16 +59,10 @@ final class OneWayLatency {
 
     /**
      * @param transport the Netty transport of both environments: auto, nio or epoll
-     * @param warmupSeconds how long after the first record the window opens
-     * @param measureSeconds how long the window lasts
-     */
-    OneWayLatency(String transport, double warmupSeconds, double measureSeconds) {
-        this(transport, Duration.ZERO, warmupSeconds, measureSeconds);
-    }
-
-    /**
      * @param spinWait the consumer's {@code shuffle.input.spin-wait}; with one above zero the figure is named
      *                 {@value #SPIN_FIGURE}
+     * @param warmupSeconds how long after the first record the window opens
+     * @param measureSeconds how long the window lasts
      */
     OneWayLatency(String transport, Duration spinWait, double warmupSeconds, double measureSeconds) {
         this.transport = transport;
