@@ -288,13 +288,13 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
      */
     public void onBuffer(Buffer buffer, int sequenceNumber, int backlog, boolean priority) {
         if (receive(buffer, sequenceNumber, backlog, priority)) {
-            notifyNonEmpty();
+            notifyChannelNonEmpty();
         }
     }
 
     /**
      * {@link #onBuffer}, except that the gate is not told when this buffer made the channel non-empty: then it
-     * returns true and the caller must call {@link #notifyNonEmpty()} soon, with no lock held. The connection's
+     * returns true and the caller must call {@link #notifyChannelNonEmpty()} soon, with no lock held. The connection's
      * handler does so once its read has decoded everything the socket had, so that a consumer that drains faster
      * than buffers arrive is woken once per read rather than once per buffer (every wake-up is a system call on
      * both threads). Priority events and failures still tell the gate at once. Event loop.
@@ -362,9 +362,13 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         return notify && !priority;
     }
 
-    /** Tells the gate that this channel has data: the deferred notification of {@link #receive}. Any thread. */
-    public void notifyNonEmpty() {
-        notifyChannelNonEmpty();
+    /**
+     * Tells the gate that this channel has data: the deferred notification of {@link #receive}, public for the
+     * connection's handler. Any thread.
+     */
+    @Override
+    public void notifyChannelNonEmpty() {
+        super.notifyChannelNonEmpty();
     }
 
     /** An empty buffer arrived (only its sequence number and backlog matter). Event loop. */

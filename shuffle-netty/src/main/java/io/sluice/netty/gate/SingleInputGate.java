@@ -286,8 +286,7 @@ public final class SingleInputGate implements InputGate {
                 }
                 parkUntilData();
             } finally {
-                counters.waiting().end(start);
-                lastWaitNanos = System.nanoTime() - start;
+                lastWaitNanos = counters.waiting().end(start);
             }
         }
     }

@@ -25,10 +25,12 @@ public final class WaitTimer {
         return start;
     }
 
-    /** The wait that began at {@code start} ended. */
-    public void end(long start) {
-        waitedNanos.addAndGet(System.nanoTime() - start);
+    /** The wait that began at {@code start} ended. @return how long it lasted, in nanoseconds */
+    public long end(long start) {
+        long waited = System.nanoTime() - start;
+        waitedNanos.addAndGet(waited);
         waitingSince = 0;
+        return waited;
     }
 
     /** @return nanoseconds waited until {@code now} (a {@link System#nanoTime()}), the wait in progress included */

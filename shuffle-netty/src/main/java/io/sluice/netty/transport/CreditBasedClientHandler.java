@@ -245,7 +245,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     private void notifyChannelsOfThisRead() {
         RemoteInputChannel channel;
         while ((channel = channelsToNotify.poll()) != null) {
-            channel.notifyNonEmpty();
+            channel.notifyChannelNonEmpty();
         }
     }
 

@@ -188,11 +188,6 @@ public final class RemoteChannels implements AutoCloseable {
         return channel.hasError();
     }
 
-    /** Buffers (and events) queued at the channel for its consumer. */
-    public static int queuedBuffers(InputChannel channel) {
-        return channel.queuedBuffers();
-    }
-
     /** Buffers the channel holds for the decoder. */
     public static int availableBuffers(RemoteInputChannel channel) {
         return channel.availableBuffers();

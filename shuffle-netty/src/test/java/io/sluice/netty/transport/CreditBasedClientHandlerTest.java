@@ -483,7 +483,7 @@ class CreditBasedClientHandlerTest {
         SingleInputGate gate = requestedGate(1, 4, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         List<Integer> queuedAtEachWakeUp = new ArrayList<>();
-        gate.availableFuture().thenRun(() -> queuedAtEachWakeUp.add(RemoteChannels.queuedBuffers(channel)));
+        gate.availableFuture().thenRun(() -> queuedAtEachWakeUp.add(gate.metrics().queuedBuffers()));
 
         connection.receive(data(channel, 0, 0, 10), data(channel, 1, 0, 20), data(channel, 2, 0, 30));
 
