@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -108,7 +109,15 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         }
         notifiedReaders.add(reader);
         if (drainScheduled.compareAndSet(false, true)) {
-            ctx.executor().execute(drainTask);
+            try {
+                ctx.executor().execute(drainTask);
+            } catch (RejectedExecutionException e) {
+                // The event loop has shut down (the environment is closing): the connection and its readers go
+                // with it, and the producer learns of the release from its partition, not from a Netty exception
+                // thrown into emitRecord. Nothing is lost: the reader's data stays in its subpartition.
+                LOG.debug("Notification for {} dropped: the event loop of {} has shut down", reader.receiverId(),
+                        ctx.channel());
+            }
         }
     }
 

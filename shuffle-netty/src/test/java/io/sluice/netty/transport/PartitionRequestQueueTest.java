@@ -1,5 +1,8 @@
 package io.sluice.netty.transport;
 
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.DefaultEventExecutor;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.buffers.Buffer;
@@ -21,8 +24,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -52,6 +59,25 @@ class PartitionRequestQueueTest {
     void closeAndCheckForLeaks() throws Exception {
         connection.close();
         fixture.close();
+    }
+
+    // A producer emitting while its environment closes (chaos seed 112): the notification that its subpartition has
+    // data finds the connection's event loop shut down
+    @Test
+    void notificationAfterTheEventLoopShutDown_isDropped_notThrownIntoTheProducer() throws Exception {
+        DefaultEventExecutor shutDown = new DefaultEventExecutor();
+        shutDown.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        EmbeddedChannel channel = new EmbeddedChannel();
+        ChannelHandlerContext context = mock(ChannelHandlerContext.class);
+        when(context.executor()).thenReturn(shutDown);
+        when(context.channel()).thenReturn(channel);
+        PartitionRequestQueue queue = new PartitionRequestQueue(new TransportMetrics());
+        queue.handlerAdded(context);
+        CreditBasedViewReader reader = new CreditBasedViewReader(RECEIVER, ResultPartitionId.random(), 0, 1, queue);
+
+        assertDoesNotThrow(() -> queue.notifyReaderNonEmpty(reader));
+        assertDoesNotThrow(() -> queue.notifyReaderNonEmpty(reader), "and again, for a later buffer");
+        channel.finishAndReleaseAll();
     }
 
     // PRQ-3
