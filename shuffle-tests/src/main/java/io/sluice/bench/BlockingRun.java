@@ -64,7 +64,7 @@ final class BlockingRun {
                         return summary(failed, limits);
                     }
                 }
-                Phases phases = writeThenRead(environments, master, options.workload(), "");
+                Phases phases = writeThenRead(environments, master, options.workload(), "", tmpDir(config));
                 return summary(phases, limits);
             }
         } catch (Exception e) {
@@ -95,7 +95,7 @@ final class BlockingRun {
         for (int round = 1; round <= options.warmUpRounds(); round++) {
             long compileBefore = jit.compileMillis();
             long start = System.nanoTime();
-            Phases phases = writeThenRead(environments, master, warmUp, "warm-up " + round + " ");
+            Phases phases = writeThenRead(environments, master, warmUp, "warm-up " + round + " ", null);
             long roundNanos = System.nanoTime() - start;
             long compileMillis = jit.compileMillis() - compileBefore;
             if (phases.failure() != null) {
@@ -116,10 +116,12 @@ final class BlockingRun {
 
     /**
      * Writes {@code workload} into new blocking partitions (the write phase), reads them with a consumer per
-     * subpartition (the read phase) and releases them; {@code label} starts each phase's progress line.
+     * subpartition (the read phase) and releases them; {@code label} starts each phase's progress line. With a
+     * {@code flushDirectory}, the written data goes to disk between the phases, untimed ({@link DiskLimits#flush}):
+     * the read phase then has the disk and the CPUs to itself, as dd's read had.
      */
-    private Phases writeThenRead(Environments environments, ShuffleMaster master, Workload workload, String label)
-            throws Exception {
+    private Phases writeThenRead(Environments environments, ShuffleMaster master, Workload workload, String label,
+                                 Path flushDirectory) throws Exception {
         int producers = options.producers();
         int consumers = options.consumers();
         ShuffleEnvironment producerEnvironment = environments.get(0);
@@ -143,6 +145,12 @@ final class BlockingRun {
         long written = producerSide.bytes();
         if (write.failure() != null) {
             return new Phases(write, write, 0, 0, 0);
+        }
+        if (flushDirectory != null) {
+            long flushNanos = DiskLimits.flush(flushDirectory);
+            err.println(String.format(Locale.ROOT, "%swrite-back: the written data reached the disk in %.2f s (sync "
+                    + "-f, untimed), so that the read phase does not share the disk and CPUs with it", label,
+                    flushNanos / 1e9));
         }
         List<InputGate> gates = new ArrayList<>();
         for (int c = 0; c < consumers; c++) {

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +14,8 @@ import java.util.regex.Pattern;
 
 /**
  * What the temp directory's disk can do, measured with {@code dd} in the same run: sequential write and read of
- * one file, through the page cache and with direct I/O (the device itself). Used by the main thread.
+ * one file, through the page cache and with direct I/O (the device itself), each the median of {@value #RUNS} runs.
+ * Used by the main thread.
  *
  * @param writeCached  bytes/s written into the page cache ({@code dd of=... bs=1M})
  * @param writeDirect  bytes/s written with {@code oflag=direct}
@@ -26,6 +28,9 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
     /** dd's summary line: "N bytes (...) copied, S s, ...". */
     private static final Pattern SUMMARY = Pattern.compile("^(\\d+) bytes .*copied, ([0-9.,eE+-]+) s");
 
+    /** dd runs each measurement this many times and keeps the median: one direct read swings 1.4-2.7 GB/s here. */
+    static final int RUNS = 3;
+
     /**
      * @param directory where the probe file goes (and is deleted again)
      * @param bytes     how much to write, rounded down to whole MiB (at least 1)
@@ -34,19 +39,53 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
     static DiskLimits measure(Path directory, long bytes) throws IOException, InterruptedException {
         long mebibytes = Math.max(1, bytes >> 20);
         Path probe = directory.resolve("sluice-dd-probe-" + ProcessHandle.current().pid());
+        double[] writeCached = new double[RUNS];
+        double[] readCached = new double[RUNS];
+        double[] writeDirect = new double[RUNS];
+        double[] readDirect = new double[RUNS];
         try {
             String of = "of=" + probe;
             String ifProbe = "if=" + probe;
             String count = "count=" + mebibytes;
-            // conv=fdatasync would measure the device; without it the rate is what the page cache absorbs.
-            double writeCached = dd("if=/dev/zero", of, "bs=1M", count);
-            double readCached = dd(ifProbe, "of=/dev/null", "bs=1M");
-            double writeDirect = dd("if=/dev/zero", of, "bs=1M", count, "oflag=direct");
-            double readDirect = dd(ifProbe, "of=/dev/null", "bs=1M", "iflag=direct");
-            return new DiskLimits(writeCached, writeDirect, readCached, readDirect, mebibytes << 20);
+            for (int run = 0; run < RUNS; run++) {
+                // conv=fdatasync would measure the device; without it the rate is what the page cache absorbs.
+                writeCached[run] = dd("if=/dev/zero", of, "bs=1M", count);
+                readCached[run] = dd(ifProbe, "of=/dev/null", "bs=1M");
+                writeDirect[run] = dd("if=/dev/zero", of, "bs=1M", count, "oflag=direct");
+                readDirect[run] = dd(ifProbe, "of=/dev/null", "bs=1M", "iflag=direct");
+            }
+            return new DiskLimits(median(writeCached), median(writeDirect), median(readCached), median(readDirect),
+                    mebibytes << 20);
         } finally {
             Files.deleteIfExists(probe);
         }
+    }
+
+    /**
+     * Writes the file system's dirty pages to disk ({@code sync -f}), so that what follows does not compete with the
+     * kernel's write-back of what came before: after a write phase of a few GB, that write-back took half a vCPU and
+     * the disk during the read phase, which dd's read, on a quiet disk, never had to share.
+     *
+     * @return how long it took, in ns
+     * @throws IOException when sync cannot run or fails
+     */
+    static long flush(Path directory) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        List<String> command = List.of("sync", "-f", directory.toString());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
+            process.destroyForcibly();
+            throw new IOException(String.join(" ", command) + " failed: " + output.trim());
+        }
+        return System.nanoTime() - start;
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }
 
     private static double dd(String... operands) throws IOException, InterruptedException {

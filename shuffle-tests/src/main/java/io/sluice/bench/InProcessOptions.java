@@ -37,7 +37,7 @@ abstract class InProcessOptions extends BenchCommand {
                     + " compiles the read path only once a read starts); 0 = none [default: ${DEFAULT-VALUE}]")
     long warmUpBytes;
 
-    @Option(names = Flags.WARMUP_ROUNDS, order = 16, paramLabel = "N", defaultValue = "8",
+    @Option(names = Flags.WARMUP_ROUNDS, order = 16, paramLabel = "N", defaultValue = "30",
             description = "blocking only: at most this many warm-up rounds; the warm-up ends after the first round in"
                     + " which the JIT compiler worked less than " + JitActivity.SETTLED_PERCENT + "%% of the round's"
                     + " time [default: ${DEFAULT-VALUE}]")

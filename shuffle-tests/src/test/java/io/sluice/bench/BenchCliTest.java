@@ -79,7 +79,7 @@ class BenchCliTest {
         assertEquals(512L << 20, options.warmUpBytes(), "the default warm-up");
         assertEquals(0, BenchCli.parse(new String[] {"--warmup-bytes", "0"}).warmUpBytes());
         assertEquals(1L << 30, BenchCli.parse(new String[] {"--warmup-bytes", "1g"}).warmUpBytes());
-        assertEquals(8, options.warmUpRounds(), "the default most warm-up rounds");
+        assertEquals(30, options.warmUpRounds(), "the default most warm-up rounds");
         assertEquals(3, BenchCli.parse(new String[] {"--warmup-rounds", "3"}).warmUpRounds());
         assertUsageStartsWith("--warmup-rounds 0 is out of range; use 1 to 100", "--warmup-rounds", "0");
         assertUsageStartsWith("Invalid value for option '--warmup-bytes': '-1' is not a byte size", "--warmup-bytes",

@@ -67,6 +67,11 @@ class LocalRunRuntimeTest {
         int warmUpDone = progress.indexOf("warm-up done after round ");
         int measuredWrite = progress.indexOf("\nwrite phase: ");
         assertTrue(warmUpRead >= 0 && warmUpRead < warmUpDone && warmUpDone < measuredWrite, progress);
+        // Only the measured round's data is flushed to disk, between its write and its read.
+        int writeBack = progress.indexOf("\nwrite-back: the written data reached the disk in ");
+        int measuredRead = progress.indexOf("\nread phase: ");
+        assertTrue(measuredWrite < writeBack && writeBack < measuredRead, progress);
+        assertFalse(progress.contains("warm-up 1 write-back"), progress);
     }
 
     @Test
