@@ -63,8 +63,8 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
 
     /**
      * Writes the file system's dirty pages to disk ({@code sync -f}), so that what follows does not compete with the
-     * kernel's write-back of what came before: after a write phase of a few GB, that write-back took half a vCPU and
-     * the disk during the read phase, which dd's read, on a quiet disk, never had to share.
+     * kernel's write-back of what came before: a read phase that followed a write of 4 GB ran while the kernel wrote
+     * 2.2 GB of dirty pages back, on the disk and CPUs that dd's read, on a quiet disk, had to itself.
      *
      * @return how long it took, in ns
      * @throws IOException when sync cannot run or fails
