@@ -23,6 +23,8 @@
 #          PEER_CHECK (0): 1 also runs $PEER_DIR/run.sh every round (its figures as "xcheck.*"), to check
 #          that the in-repo Flink peer agrees with it; PEER_DIR (the external Flink harness, a directory with run.sh; no default); PEER_ONLY: its ONLY
 #          ('bulk|records.long.1w|records.b100|latency|raw'), PEER_BUILD_DIR (target/external-peer-build);
+#          EXTRA_JVM_FLAGS (none): appended to the JVM flags of both sides, e.g. -XX:+AlwaysPreTouch (a heap
+#          touched up front, as in a JVM that has run for a while; a fresh JVM pays a page fault per new heap page);
 #          OUT_DIR (target/compare-DATE), JAVA (java).
 # Output:  the table on stdout; OUT_DIR/ratios.svg, a bar chart of the ratios (docs/benchmarks.md shows one);
 #          every raw log and JMH JSON file under OUT_DIR/round-N/.
@@ -52,7 +54,7 @@ PEER_CP="$PEER_HOME/target/flink-peer.jar:$PEER_HOME/target/lib/*"
 # The same JVM flags for every JVM of both sides (those of the external peer harness).
 JVM_FLAGS="-Xms2g -Xmx2g -XX:MaxDirectMemorySize=2g -XX:+UseG1GC \
 --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
---add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED"
+--add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED${EXTRA_JVM_FLAGS:+ $EXTRA_JVM_FLAGS}"
 # Per-side extras, one place each (e.g. a TLS mode threads through here): JMH -p parameters for Sluice,
 # JVM options for the Flink peer, and a suffix every figure name of both sides gets.
 SLUICE_PARAMS=(-p link=tcp)
