@@ -40,11 +40,6 @@ public final class BlockingReadScheduler implements AutoCloseable {
     private final BufferRecycler recycler = this::recycle;
 
     private final Object lock = new Object();
-    /**
-     * Free segments, used as a stack: the segment recycled last (the one the kernel's socket write has just read, so
-     * likely still in the CPU's cache) is the next one the I/O thread reads the file into, and a budget larger than
-     * the demand keeps touching the same few segments instead of cycling through all of them.
-     */
     @GuardedBy("lock")
     private final ArrayDeque<MemorySegment> freeSegments = new ArrayDeque<>();
     @GuardedBy("lock")
@@ -145,7 +140,7 @@ public final class BlockingReadScheduler implements AutoCloseable {
     Buffer requestBuffer() {
         MemorySegment segment;
         synchronized (lock) {
-            segment = freeSegments.pollFirst();
+            segment = freeSegments.poll();
             if (segment == null) {
                 if (allocatedSegments >= maxSegments) {
                     // The next recycled segment wakes the thread again.
@@ -168,7 +163,7 @@ public final class BlockingReadScheduler implements AutoCloseable {
                 segment.free();
                 return;
             }
-            freeSegments.addFirst(segment);
+            freeSegments.add(segment);
             if (memoryWanted) {
                 // Only a reader that found the budget used up waits for this; otherwise the consumer's own wake-up
                 // (when its queue runs low) is enough, and the thread is not woken once per recycled buffer.
