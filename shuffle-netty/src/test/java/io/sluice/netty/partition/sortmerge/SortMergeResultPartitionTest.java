@@ -200,7 +200,10 @@ class SortMergeResultPartitionTest {
                     assertArrayEquals(expected[s].toByteArray(), readToTheEnd(view),
                             "subpartition " + s + (compressor == null ? "" : ", lz4"));
                     // Without lz4 a run ends with its span (16 buffers or so); with it, at the next compressed one.
-                    long buffersPerRead = compressor == null ? 4 : 1;
+                    // Alone on the machine this reads about 7 buffers per scatter read; inside mvn -B verify, with
+                    // other forks busy on two vCPUs, 2.8-3.6 were seen (the I/O thread and this spinning consumer
+                    // then take turns at different points). Reading buffer by buffer gives 1, so 2 still fails it.
+                    long buffersPerRead = compressor == null ? 2 : 1;
                     assertTrue(view.scatterReads() < view.buffersReadInRuns() / buffersPerRead, view.scatterReads()
                             + " scatter reads for " + view.buffersReadInRuns() + " buffers" + (compressor == null
                             ? "" : ", lz4"));
