@@ -71,13 +71,7 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
      */
     static long flush(Path directory) throws IOException, InterruptedException {
         long start = System.nanoTime();
-        List<String> command = List.of("sync", "-f", directory.toString());
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
-            process.destroyForcibly();
-            throw new IOException(String.join(" ", command) + " failed: " + output.trim());
-        }
+        run(List.of("sync", "-f", directory.toString()));
         return System.nanoTime() - start;
     }
 
@@ -92,12 +86,7 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
         List<String> command = new ArrayList<>();
         command.add("dd");
         command.addAll(List.of(operands));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
-            process.destroyForcibly();
-            throw new IOException(String.join(" ", command) + " failed: " + output.trim());
-        }
+        String output = run(command);
         for (String line : output.split("\n")) {
             Matcher matcher = SUMMARY.matcher(line.trim());
             if (matcher.find()) {
@@ -106,6 +95,21 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
             }
         }
         throw new IOException("cannot read the rate from: " + String.join(" ", command) + ": " + output.trim());
+    }
+
+    /**
+     * Runs {@code command} to its end (at most 10 minutes) and returns what it printed, standard error included.
+     *
+     * @throws IOException when it cannot start, times out or exits with a non-zero status (its output in the message)
+     */
+    private static String run(List<String> command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
+            process.destroyForcibly();
+            throw new IOException(String.join(" ", command) + " failed: " + output.trim());
+        }
+        return output;
     }
 
     /** One line per limit, with Sluice's rate beside it. */
