@@ -39,9 +39,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class InProcessShuffleTest {
 
-    /** Fills one 4 KiB segment exactly with its 4-byte length. */
-    private static final int ONE_BUFFER_RECORD = (int) EnvironmentFixture.SEGMENT_SIZE - 4;
-
     private final EnvironmentFixture environments = new EnvironmentFixture();
 
     @AfterEach
@@ -53,7 +50,7 @@ class InProcessShuffleTest {
     private static BackgroundTask<Void> produce(ResultPartitionWriter writer, int records) {
         return BackgroundTask.start("producer", () -> {
             for (int i = 0; i < records; i++) {
-                writer.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
+                writer.emitRecord(TestRecords.record(0, i, EnvironmentFixture.ONE_BUFFER_RECORD), 0);
             }
             writer.finish();
         });
@@ -77,7 +74,7 @@ class InProcessShuffleTest {
         assertTrue(used <= 2 * 1 + 8 + 1, "the partition's pool max (1 x 2 + 8) plus one idle segment: " + used);
         try (RecordReader reader = new RecordReader(gate)) {
             for (int i = 0; i < records; i++) {
-                assertArrayEquals(TestRecords.recordBytes(0, i, ONE_BUFFER_RECORD),
+                assertArrayEquals(TestRecords.recordBytes(0, i, EnvironmentFixture.ONE_BUFFER_RECORD),
                         TestRecords.bytesOf(reader.next().data()), "record " + i);
             }
             assertNull(reader.next());

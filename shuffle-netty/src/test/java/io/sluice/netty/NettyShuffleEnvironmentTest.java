@@ -46,9 +46,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class NettyShuffleEnvironmentTest {
 
-    /** Fills one 4 KiB segment exactly with its 4-byte length. */
-    private static final int ONE_BUFFER_RECORD = (int) EnvironmentFixture.SEGMENT_SIZE - 4;
-
     private final EnvironmentFixture environments = new EnvironmentFixture();
 
     @AfterEach
@@ -188,8 +185,8 @@ class NettyShuffleEnvironmentTest {
         ShuffleEnvironment environment = environments.localEnvironment(EnvironmentFixture.config(16));
         ResultPartitionWriter writer = environments.setUpWriter(environment, 1);
 
-        writer.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
-        writer.emitRecord(TestRecords.record(0, 1, ONE_BUFFER_RECORD), 0);
+        writer.emitRecord(TestRecords.record(0, 0, EnvironmentFixture.ONE_BUFFER_RECORD), 0);
+        writer.emitRecord(TestRecords.record(0, 1, EnvironmentFixture.ONE_BUFFER_RECORD), 0);
 
         ShuffleMetrics metrics = environment.metrics();
         assertEquals(16, metrics.totalSegments(), "memory.total / segment-size");
@@ -203,7 +200,7 @@ class NettyShuffleEnvironmentTest {
         ShuffleEnvironment environment = environments.localEnvironment(EnvironmentFixture.config(16));
         ResultPartitionWriter writer = environments.setUpWriter(environment, 1);
         InputGate gate = environments.setUpGate(environment, 0, writer);
-        writer.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        writer.emitRecord(TestRecords.record(0, 0, EnvironmentFixture.ONE_BUFFER_RECORD), 0);
         assertEquals(List.of(writer.partitionId()), List.copyOf(environment.partitionsOccupyingLocalResources()));
 
         environment.releasePartitionsLocally(List.of(writer.partitionId(), ResultPartitionId.random()));
@@ -224,8 +221,8 @@ class NettyShuffleEnvironmentTest {
         ResultPartitionWriter unfinished = environments.setUpWriter(environment, 1);
         ResultPartitionWriter finished = environments.setUpWriter(environment, 1);
         InputGate gate = environments.setUpGate(environment, 0, unfinished);
-        unfinished.emitRecord(TestRecords.record(0, 0, 3 * ONE_BUFFER_RECORD), 0);
-        finished.emitRecord(TestRecords.record(0, 1, ONE_BUFFER_RECORD), 0);
+        unfinished.emitRecord(TestRecords.record(0, 0, 3 * EnvironmentFixture.ONE_BUFFER_RECORD), 0);
+        finished.emitRecord(TestRecords.record(0, 1, EnvironmentFixture.ONE_BUFFER_RECORD), 0);
         finished.finish();
         CompletableFuture<Throwable> consumer = GateReads.untilFailure(gate);
 

@@ -36,16 +36,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The figures writers, gates, connections and environments report through the API, after real shuffles. */
 class ShuffleMetricsTest {
 
-    /** A record that fills one 4096-byte buffer exactly with its 4-byte length prefix. */
-    private static final int BUFFER_RECORD = (int) EnvironmentFixture.SEGMENT_SIZE - 4;
-
     @Test
     void localShuffle_countsRecordsBytesBuffersAndBacklog_asSentAndRead() throws Exception {
         try (EnvironmentFixture fixture = new EnvironmentFixture()) {
             ShuffleEnvironment environment = fixture.localEnvironment(EnvironmentFixture.config(64));
             environment.start();
             ResultPartitionWriter writer = fixture.setUpWriter(environment, 2);
-            ByteBuffer record = ByteBuffer.allocate(BUFFER_RECORD);
+            ByteBuffer record = ByteBuffer.allocate(EnvironmentFixture.ONE_BUFFER_RECORD);
             for (int i = 0; i < 3; i++) {
                 writer.emitRecord(record, 0);
             }
@@ -114,7 +111,7 @@ class ShuffleMetricsTest {
 
             int records = 200;
             BackgroundTask<Void> producer = BackgroundTask.start("blocked-producer", () -> {
-                ByteBuffer record = ByteBuffer.allocate(BUFFER_RECORD);
+                ByteBuffer record = ByteBuffer.allocate(EnvironmentFixture.ONE_BUFFER_RECORD);
                 for (int i = 0; i < records; i++) {
                     writer.emitRecord(record, 0);
                 }
@@ -212,7 +209,7 @@ class ShuffleMetricsTest {
 
             int records = 300;
             BackgroundTask<Void> producer = BackgroundTask.start("remote-producer", () -> {
-                ByteBuffer record = ByteBuffer.allocate(BUFFER_RECORD);
+                ByteBuffer record = ByteBuffer.allocate(EnvironmentFixture.ONE_BUFFER_RECORD);
                 for (int i = 0; i < records; i++) {
                     writer.emitRecord(record, 0);
                 }

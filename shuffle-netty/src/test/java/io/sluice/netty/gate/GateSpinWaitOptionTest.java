@@ -22,9 +22,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(60)
 class GateSpinWaitOptionTest {
 
-    /** Fills one segment of the fixture exactly with its 4-byte length. */
-    private static final int ONE_BUFFER_RECORD = (int) EnvironmentFixture.SEGMENT_SIZE - 4;
-
     private final EnvironmentFixture environments = new EnvironmentFixture();
 
     @AfterEach
@@ -48,9 +45,9 @@ class GateSpinWaitOptionTest {
         });
         Await.blocked(consumer.thread()); // parked: after its spin of 1 ms ran out, or at once
 
-        writer.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        writer.emitRecord(TestRecords.record(0, 0, EnvironmentFixture.ONE_BUFFER_RECORD), 0);
 
-        assertEquals(ONE_BUFFER_RECORD + 4, consumer.await(), "the framed record, in one buffer");
+        assertEquals(EnvironmentFixture.ONE_BUFFER_RECORD + 4, consumer.await(), "the framed record, in one buffer");
         assertEquals(spins, gate.spinMisses(), "the spin before the park");
         assertEquals(0, gate.spinHits(), "the record came after the consumer parked");
         writer.close();

@@ -42,9 +42,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class LocalInputChannelTest {
 
-    /** A record of this many bytes fills one 64-byte buffer exactly with its 4-byte length. */
-    private static final int ONE_BUFFER_RECORD = PartitionFixture.DEFAULT_SEGMENT_SIZE - 4;
-
     private final PartitionFixture fixture = new PartitionFixture();
     private final LocalGates gates = new LocalGates(fixture);
     private final ManualRetryScheduler retries = new ManualRetryScheduler();
@@ -130,7 +127,7 @@ class LocalInputChannelTest {
         int[] next = new int[subpartitions];
         for (int target : targets) {
             partition.emitRecord(TestRecords.record(producer * subpartitions + target, next[target]++,
-                    ONE_BUFFER_RECORD), target);
+                    PartitionFixture.ONE_BUFFER_RECORD), target);
         }
         partition.finish();
     }
@@ -142,7 +139,7 @@ class LocalInputChannelTest {
             for (RecordOrEvent next = reader.next(); next != null; next = reader.next()) {
                 int producer = next.channelIndex();
                 byte[] expected = TestRecords.recordBytes(producer * subpartitions + consumer, read[producer],
-                        ONE_BUFFER_RECORD);
+                        PartitionFixture.ONE_BUFFER_RECORD);
                 assertArrayEquals(expected, TestRecords.bytesOf(next.data()),
                         "record " + read[producer] + " of producer " + producer + " at consumer " + consumer);
                 read[producer]++;
@@ -297,8 +294,8 @@ class LocalInputChannelTest {
         });
 
         for (int i = 0; i < 200; i++) {
-            partition.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
-            partition.emitRecord(TestRecords.record(1, i, ONE_BUFFER_RECORD), 1);
+            partition.emitRecord(TestRecords.record(0, i, PartitionFixture.ONE_BUFFER_RECORD), 0);
+            partition.emitRecord(TestRecords.record(1, i, PartitionFixture.ONE_BUFFER_RECORD), 1);
         }
         partition.finish();
 

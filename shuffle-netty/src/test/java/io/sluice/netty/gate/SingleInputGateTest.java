@@ -43,9 +43,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class SingleInputGateTest {
 
-    /** A record of this many bytes fills one 64-byte buffer exactly with its 4-byte length. */
-    private static final int ONE_BUFFER_RECORD = PartitionFixture.DEFAULT_SEGMENT_SIZE - 4;
-
     private final PartitionFixture fixture = new PartitionFixture();
     private final LocalGates gates = new LocalGates(fixture);
     private final List<SingleInputGate> opened = new ArrayList<>();
@@ -103,14 +100,14 @@ class SingleInputGateTest {
     void finishedPartition_readLongAfterItsDataWasQueued_reachesItsEnd() throws Exception {
         ResultPartition partition = fixture.setUpPartition(1);
         for (int i = 0; i < 3; i++) {
-            partition.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
+            partition.emitRecord(TestRecords.record(0, i, PartitionFixture.ONE_BUFFER_RECORD), 0);
         }
         partition.finish();
         SingleInputGate gate = setUpGate(0, partition);
 
         try (RecordReader reader = new RecordReader(gate)) {
             for (int i = 0; i < 3; i++) {
-                assertArrayEquals(TestRecords.recordBytes(0, i, ONE_BUFFER_RECORD),
+                assertArrayEquals(TestRecords.recordBytes(0, i, PartitionFixture.ONE_BUFFER_RECORD),
                         TestRecords.bytesOf(reader.next().data()));
             }
             assertNull(reader.next());
@@ -254,9 +251,9 @@ class SingleInputGateTest {
         BackgroundTask<List<byte[]>> consumer = BackgroundTask.start("spinning-consumer", () -> readRecords(gate, 1));
         Await.until(() -> gate.metrics().waitingForDataNanos() > 0, "the consumer spins for data");
 
-        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        partition.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
 
-        assertArrayEquals(TestRecords.recordBytes(0, 0, ONE_BUFFER_RECORD), consumer.await().get(0));
+        assertArrayEquals(TestRecords.recordBytes(0, 0, PartitionFixture.ONE_BUFFER_RECORD), consumer.await().get(0));
         assertEquals(1, gate.spinHits(), "the spin found the record");
         assertEquals(0, gate.spinMisses(), "it never parked");
     }
@@ -270,14 +267,14 @@ class SingleInputGateTest {
         BackgroundTask<List<byte[]>> consumer = BackgroundTask.start("spinning-consumer", () -> readRecords(gate, 2));
         Await.blocked(consumer.thread());
 
-        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        partition.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
         Await.until(() -> gate.metrics().buffersIn() == 1, "the consumer takes the first record");
         Await.blocked(consumer.thread()); // a spin here would run out as well and count a second miss
-        partition.emitRecord(TestRecords.record(0, 1, ONE_BUFFER_RECORD), 0);
+        partition.emitRecord(TestRecords.record(0, 1, PartitionFixture.ONE_BUFFER_RECORD), 0);
 
         List<byte[]> records = consumer.await();
-        assertArrayEquals(TestRecords.recordBytes(0, 0, ONE_BUFFER_RECORD), records.get(0));
-        assertArrayEquals(TestRecords.recordBytes(0, 1, ONE_BUFFER_RECORD), records.get(1));
+        assertArrayEquals(TestRecords.recordBytes(0, 0, PartitionFixture.ONE_BUFFER_RECORD), records.get(0));
+        assertArrayEquals(TestRecords.recordBytes(0, 1, PartitionFixture.ONE_BUFFER_RECORD), records.get(1));
         assertEquals(1, gate.spinMisses(), "only the first wait spun: the one after its long wait parked at once");
         assertEquals(0, gate.spinHits());
     }
@@ -386,7 +383,7 @@ class SingleInputGateTest {
         for (int c = 0; c < channels; c++) {
             partitions[c] = fixture.setUpPartition(1);
             for (int b = 0; b < buffersPerChannel; b++) {
-                partitions[c].emitRecord(TestRecords.record(c, b, ONE_BUFFER_RECORD), 0);
+                partitions[c].emitRecord(TestRecords.record(c, b, PartitionFixture.ONE_BUFFER_RECORD), 0);
             }
             partitions[c].finish();
         }
@@ -397,7 +394,7 @@ class SingleInputGateTest {
             GateElement next = GateElement.poll(gate);
             int channel = next.channel();
             assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(channel, read[channel],
-                    ONE_BUFFER_RECORD))), next.bytes(), "channel " + channel + " in order");
+                    PartitionFixture.ONE_BUFFER_RECORD))), next.bytes(), "channel " + channel + " in order");
             read[channel]++;
             int min = Integer.MAX_VALUE;
             int max = 0;
@@ -437,7 +434,7 @@ class SingleInputGateTest {
     @Test
     void priorityEvent_overtakesQueuedRecords_ordinaryEventsKeepTheirPlace() throws Exception {
         ResultPartition partition = fixture.setUpPartition(1);
-        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        partition.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
         partition.emitRecord(TestRecords.record(0, 1, 7), 0);
         partition.broadcastEvent(text("ordinary"), false);
         partition.emitRecord(TestRecords.record(0, 2, 9), 0);
@@ -454,7 +451,7 @@ class SingleInputGateTest {
             }
         }
 
-        assertEquals(List.of("urgent", "record " + ONE_BUFFER_RECORD, "record 7", "ordinary", "record 9"), order);
+        assertEquals(List.of("urgent", "record " + PartitionFixture.ONE_BUFFER_RECORD, "record 7", "ordinary", "record 9"), order);
     }
 
     // docs/contract.md: a priority event overtakes queued data in the receiving gate too
@@ -526,7 +523,7 @@ class SingleInputGateTest {
     void handedOutBuffer_recycledTwice_fails_andIsReturnedOnlyOnce() throws Exception {
         ResultPartition partition = fixture.setUpPartition(1);
         SingleInputGate gate = setUpGate(0, partition);
-        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        partition.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
         partition.flush(0);
         BufferOrEvent element = gate.pollNext().orElseThrow();
 

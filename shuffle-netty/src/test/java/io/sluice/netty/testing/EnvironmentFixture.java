@@ -35,6 +35,9 @@ public final class EnvironmentFixture implements AutoCloseable {
     /** The smallest segment the options allow: small records already span buffers. */
     public static final long SEGMENT_SIZE = 4096;
 
+    /** A record that fills one segment of {@link #SEGMENT_SIZE} exactly with its 4-byte length. */
+    public static final int ONE_BUFFER_RECORD = (int) SEGMENT_SIZE - 4;
+
     /** Where descriptors say the producers live; in-process channels never connect to it. */
     private static final InetSocketAddress NO_TRANSPORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
 

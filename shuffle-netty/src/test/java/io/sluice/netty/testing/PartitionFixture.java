@@ -29,6 +29,9 @@ public final class PartitionFixture implements AutoCloseable {
     /** Small segments: records span buffers after a few bytes, and hundreds of buffers cost nothing. */
     public static final int DEFAULT_SEGMENT_SIZE = 64;
 
+    /** A record that fills one segment of {@link #DEFAULT_SEGMENT_SIZE} exactly with its 4-byte length. */
+    public static final int ONE_BUFFER_RECORD = DEFAULT_SEGMENT_SIZE - 4;
+
     /** Enough for every unit test's pools together. */
     public static final int DEFAULT_SEGMENTS = 2048;
 

@@ -45,9 +45,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class PartitionRequestQueueTest {
 
-    /** A record of this many bytes fills one 64-byte buffer exactly with its 4-byte length. */
-    private static final int ONE_BUFFER_RECORD = PartitionFixture.DEFAULT_SEGMENT_SIZE - 4;
-
     private static final InputChannelId RECEIVER = new InputChannelId(1, 1);
     private static final InputChannelId OTHER_RECEIVER = new InputChannelId(2, 2);
 
@@ -325,7 +322,7 @@ class PartitionRequestQueueTest {
         int flushesBefore = connection.flushes();
 
         for (int i = 0; i < 10; i++) {
-            partition.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
+            partition.emitRecord(TestRecords.record(0, i, PartitionFixture.ONE_BUFFER_RECORD), 0);
             partition.flush(0);
         }
         connection.runPendingTasks();
@@ -423,7 +420,7 @@ class PartitionRequestQueueTest {
     private static void emitOneBufferRecords(ResultPartition partition, int subpartition, int count)
             throws IOException {
         for (int i = 0; i < count; i++) {
-            partition.emitRecord(TestRecords.record(subpartition, i, ONE_BUFFER_RECORD), subpartition);
+            partition.emitRecord(TestRecords.record(subpartition, i, PartitionFixture.ONE_BUFFER_RECORD), subpartition);
         }
         partition.flush(subpartition);
     }
@@ -435,7 +432,7 @@ class PartitionRequestQueueTest {
         assertEquals(DataType.DATA_BUFFER, sent.dataType());
         assertEquals(sequenceNumber, sent.sequenceNumber());
         assertEquals(backlog, sent.backlog(), "backlog announced with buffer " + sequenceNumber);
-        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, record, ONE_BUFFER_RECORD))),
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, record, PartitionFixture.ONE_BUFFER_RECORD))),
                 sent.payload(), "payload of buffer " + sequenceNumber);
     }
 

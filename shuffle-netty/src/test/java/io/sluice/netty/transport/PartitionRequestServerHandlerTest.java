@@ -33,9 +33,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class PartitionRequestServerHandlerTest {
 
-    /** A record of this many bytes fills one 64-byte buffer exactly with its 4-byte length. */
-    private static final int ONE_BUFFER_RECORD = PartitionFixture.DEFAULT_SEGMENT_SIZE - 4;
-
     private static final InputChannelId RECEIVER = new InputChannelId(1, 1);
     private static final InputChannelId OTHER_RECEIVER = new InputChannelId(2, 2);
 
@@ -109,7 +106,7 @@ class PartitionRequestServerHandlerTest {
 
         List<ServerConnection.Sent> sent = connection.writtenBuffers();
         assertEquals(List.of(0, 1), sequenceNumbers(sent));
-        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, ONE_BUFFER_RECORD))),
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, PartitionFixture.ONE_BUFFER_RECORD))),
                 sent.get(0).payload());
         connection.advanceTimeBy(ServerConnection.WAIT_FOR_PARTITION_MILLIS);
         connection.assertNothingWritten();
@@ -139,7 +136,7 @@ class PartitionRequestServerHandlerTest {
         ResultPartition partition = fixture.setUpPartition(2);
         for (int subpartition = 0; subpartition < 2; subpartition++) {
             for (int i = 0; i < 3; i++) {
-                partition.emitRecord(TestRecords.record(subpartition, i, ONE_BUFFER_RECORD), subpartition);
+                partition.emitRecord(TestRecords.record(subpartition, i, PartitionFixture.ONE_BUFFER_RECORD), subpartition);
             }
             partition.flush(subpartition);
         }
@@ -264,7 +261,7 @@ class PartitionRequestServerHandlerTest {
     /** {@code count} records of one full buffer each into subpartition 0, then a flush. */
     private static void emitOneBufferRecords(ResultPartition partition, int count) throws IOException {
         for (int i = 0; i < count; i++) {
-            partition.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
+            partition.emitRecord(TestRecords.record(0, i, PartitionFixture.ONE_BUFFER_RECORD), 0);
         }
         partition.flush(0);
     }

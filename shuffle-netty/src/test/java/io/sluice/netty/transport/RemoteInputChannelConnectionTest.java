@@ -40,8 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class RemoteInputChannelConnectionTest {
 
-    /** A record of this many bytes fills one 64-byte producer buffer exactly with its 4-byte length. */
-    private static final int ONE_BUFFER_RECORD = PartitionFixture.DEFAULT_SEGMENT_SIZE - 4;
     private static final int CONSUMER_SEGMENTS = 64;
 
     private final PartitionFixture producerPartitions = new PartitionFixture();
@@ -116,13 +114,13 @@ class RemoteInputChannelConnectionTest {
     void gateClosedMidStream_releasesTheProducersSubpartitionAndItsBuffers() throws Exception {
         ResultPartition partition = producerPartitions.setUpPartition(1);
         for (int i = 0; i < 20; i++) {
-            partition.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
+            partition.emitRecord(TestRecords.record(0, i, PartitionFixture.ONE_BUFFER_RECORD), 0);
         }
         partition.flush(0);
         SingleInputGate gate = channels.gate(2, 0, partition.partitionId());
         RemoteChannels.requestSubpartition(RemoteChannels.channel(gate, 0));
         BufferOrEvent first = AwaitGate.next(gate);
-        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, ONE_BUFFER_RECORD))),
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, PartitionFixture.ONE_BUFFER_RECORD))),
                 TestRecords.bytesOf(first.data()));
         first.recycle();
 
@@ -140,7 +138,7 @@ class RemoteInputChannelConnectionTest {
         ResultPartition partition = producerPartitions.setUpPartition(1);
         SingleInputGate gate = channels.gate(2, 0, partition.partitionId());
         RemoteChannels.requestSubpartition(RemoteChannels.channel(gate, 0));
-        partition.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        partition.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
         partition.flush(0);
         AwaitGate.next(gate).recycle();
 
@@ -159,7 +157,7 @@ class RemoteInputChannelConnectionTest {
         SingleInputGate gate = channels.gate(2, 0, first.partitionId(), second.partitionId());
         RemoteChannels.requestSubpartition(RemoteChannels.channel(gate, 0));
         RemoteChannels.requestSubpartition(RemoteChannels.channel(gate, 1));
-        first.emitRecord(TestRecords.record(0, 0, ONE_BUFFER_RECORD), 0);
+        first.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
         first.flush(0);
         AwaitGate.next(gate).recycle();
 
