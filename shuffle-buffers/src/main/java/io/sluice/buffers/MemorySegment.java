@@ -15,6 +15,11 @@ import java.nio.ByteOrder;
  * does no locking of its own. {@link #free()} is called by the owning pool while no one else uses the segment;
  * afterwards every access throws {@link IllegalStateException}. Views made by {@link #wrap(int, int)} share the
  * memory and must not be used once the segment has gone back to its pool.
+ *
+ * <p>Two views of the whole segment are made once, with the segment, so that the hot I/O paths allocate no view per
+ * buffer: {@link #ownerView()} for the segment's current owner, who may move its position and limit, and
+ * {@link #sharedView()} for readers that use absolute indices only (the network stack sending committed bytes while
+ * a producer writes further on).
  */
 public final class MemorySegment {
 
@@ -33,6 +38,12 @@ public final class MemorySegment {
     /** The memory; null once freed, which is how every accessor detects a freed segment with one field read. */
     private ByteBuffer memory;
 
+    /** See {@link #ownerView()}: position and limit belong to the segment's current owner; null for heap segments. */
+    private final ByteBuffer ownerView;
+
+    /** See {@link #sharedView()}: position, limit and order are never changed; null for heap segments. */
+    private final ByteBuffer sharedView;
+
     private final int size;
 
     private final boolean offHeap;
@@ -41,6 +52,10 @@ public final class MemorySegment {
         this.memory = memory.order(ByteOrder.BIG_ENDIAN);
         this.size = memory.capacity();
         this.offHeap = memory.isDirect();
+        // duplicate() starts big-endian, with position 0 and limit = capacity = size. Heap segments (events: small,
+        // short-lived, many) make their views on demand instead of carrying two.
+        this.ownerView = offHeap ? this.memory.duplicate() : null;
+        this.sharedView = offHeap ? this.memory.duplicate() : null;
     }
 
     /** Allocates {@code size} bytes of direct (off-heap) memory; released by {@link #free()}. */
@@ -217,6 +232,40 @@ public final class MemorySegment {
      */
     public ByteBuffer wrap(int offset, int length) {
         return memory(offset, length).slice(offset, length).order(ByteOrder.BIG_ENDIAN);
+    }
+
+    /**
+     * The owner's view of the whole segment, with its position set to 0 and its limit to {@link #size()} (its order
+     * is big-endian; leave it so). For I/O by the segment's current owner (a decoder filling a received buffer, a
+     * file read into a buffer), who may move the position and limit until it passes the segment on; nobody else may
+     * use the view meanwhile, and nobody may keep it after passing the segment on. An off-heap segment returns the
+     * same object on every call and allocates nothing (the view is made with the segment); a heap segment returns a
+     * new view on each call.
+     *
+     * @throws IllegalStateException if the segment was freed
+     */
+    public ByteBuffer ownerView() {
+        ByteBuffer mem = memory(0, 0);
+        if (ownerView == null) {
+            return mem.duplicate();
+        }
+        ownerView.clear();
+        return ownerView;
+    }
+
+    /**
+     * The shared view of the whole segment, for readers that use absolute indices only and never change its
+     * position (0), limit ({@link #size()}) or order (big-endian). Several readers may use it at once, also while
+     * the owner writes other bytes of the segment: the network stack wraps the committed bytes of a buffer being
+     * sent in it, without a view object per buffer. Valid only while the caller holds the buffer over the segment.
+     * An off-heap segment returns the same object on every call and allocates nothing (the view is made with the
+     * segment); a heap segment returns a new view on each call.
+     *
+     * @throws IllegalStateException if the segment was freed
+     */
+    public ByteBuffer sharedView() {
+        ByteBuffer mem = memory(0, 0);
+        return sharedView != null ? sharedView : mem.duplicate();
     }
 
     @Override

@@ -3,6 +3,8 @@ package io.sluice.buffers;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +13,7 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -119,6 +122,58 @@ class MemorySegmentTest {
         assertEquals(offHeap, view.isDirect());
     }
 
+    @Test
+    void ownerView_ofAnOffHeapSegment_isOneObject_clearedOnEachCall_sharingTheMemory() {
+        MemorySegment segment = MemorySegment.allocateOffHeap(32);
+        segment.putInt(8, 0xCAFEBABE);
+
+        ByteBuffer view = segment.ownerView();
+        view.position(8).limit(12);
+        ByteBuffer again = segment.ownerView();
+
+        assertSame(view, again, "the owner view is made once, with the segment");
+        assertEquals(0, again.position());
+        assertEquals(32, again.limit());
+        assertEquals(32, again.capacity());
+        assertEquals(ByteOrder.BIG_ENDIAN, again.order());
+        assertEquals(0xCAFEBABE, again.getInt(8));
+        again.position(20);
+        again.put((byte) 5);
+        assertEquals(5, segment.get(20));
+    }
+
+    @Test
+    void sharedView_ofAnOffHeapSegment_isOneObject_overTheWholeSegment_apartFromTheOwnerView() {
+        MemorySegment segment = MemorySegment.allocateOffHeap(32);
+        segment.putLong(24, 0x0102030405060708L);
+
+        ByteBuffer shared = segment.sharedView();
+        ByteBuffer owner = segment.ownerView();
+        owner.position(4).limit(8);
+
+        assertSame(shared, segment.sharedView(), "the shared view is made once, with the segment");
+        assertNotSame(shared, owner, "moving the owner view must not move the shared one");
+        assertEquals(0, shared.position());
+        assertEquals(32, shared.limit());
+        assertTrue(shared.isDirect());
+        assertEquals(0x0102030405060708L, shared.getLong(24));
+    }
+
+    @Test
+    void views_ofAHeapSegment_areFreshOnEachCall() {
+        MemorySegment segment = MemorySegment.wrap(new byte[16]);
+        segment.putInt(0, 99);
+
+        ByteBuffer owner = segment.ownerView();
+        owner.position(3);
+
+        assertNotSame(owner, segment.ownerView());
+        assertNotSame(segment.sharedView(), segment.sharedView());
+        assertEquals(0, segment.ownerView().position());
+        assertEquals(99, segment.sharedView().getInt(0));
+        assertEquals(16, segment.sharedView().limit());
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void free_isIdempotent_andEveryLaterAccessThrows(boolean offHeap) {
@@ -135,6 +190,8 @@ class MemorySegmentTest {
         assertThrows(IllegalStateException.class, () -> segment.putInt(0, 1));
         assertThrows(IllegalStateException.class, () -> segment.getLong(0));
         assertThrows(IllegalStateException.class, () -> segment.wrap(0, 4));
+        assertThrows(IllegalStateException.class, segment::ownerView);
+        assertThrows(IllegalStateException.class, segment::sharedView);
         assertThrows(IllegalStateException.class, () -> segment.get(0, new byte[2], 0, 2));
         assertThrows(IllegalStateException.class, () -> segment.put(0, ByteBuffer.allocate(2), 2));
         assertThrows(IllegalStateException.class, () -> segment.copyTo(0, MemorySegment.allocateOffHeap(4), 0, 4));

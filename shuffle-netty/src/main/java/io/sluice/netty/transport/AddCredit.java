@@ -46,9 +46,10 @@ public record AddCredit(int credit, InputChannelId receiverId) implements NettyM
         WireFields.writeId(out, receiverId);
     }
 
-    static AddCredit readBody(ByteBuf in) {
+    /** Reads the body, the receiver id through the connection's {@code receiverIds}. */
+    static AddCredit readBody(ByteBuf in, InputChannelIdReader receiverIds) {
         int credit = in.readInt();
-        return new AddCredit(credit, WireFields.readInputChannelId(in));
+        return new AddCredit(credit, receiverIds.read(in));
     }
 
     @Override

@@ -29,7 +29,8 @@ import java.util.Objects;
  * without passing it to the encoder (a write to a channel whose pipeline is already torn down) or that reaches the
  * end of the receiving pipeline unhandled. Consequently a handler that keeps the buffer must not release the
  * message afterwards (no {@code SimpleChannelInboundHandler} with auto-release).
- * Immutable apart from the buffer's own state; hand it between threads only through a safe hand-over.
+ * Immutable apart from the buffer's own state, except that the decoder attaches the received payload once, before it
+ * passes the message on ({@link #attachPayload}); hand it between threads only through a safe hand-over.
  */
 public final class BufferResponse implements NettyMessage, ReferenceCounted {
 
@@ -58,7 +59,8 @@ public final class BufferResponse implements NettyMessage, ReferenceCounted {
     static final int FLAG_SENDER_LZ4 = 0x40;
     private static final int DATA_TYPE_MASK = 0x0F;
 
-    private final Buffer buffer;
+    /** Final but for {@link #attachPayload}, which sets it once on the receiving side, before anyone else sees it. */
+    private Buffer buffer;
     /**
      * Sending side: what to send instead of a buffer, owned by the message: a ByteBuf holding an LZ4 block.
      */
@@ -271,9 +273,12 @@ public final class BufferResponse implements NettyMessage, ReferenceCounted {
         out.writeInt(bufferSize);
     }
 
-    /** Reads the {@link #HEADER_LENGTH} header bytes; the result has no buffer yet. */
-    static BufferResponse readHeader(ByteBuf in) {
-        InputChannelId receiverId = WireFields.readInputChannelId(in);
+    /**
+     * Reads the {@link #HEADER_LENGTH} header bytes, the receiver id through the connection's {@code receiverIds};
+     * the result has no buffer yet.
+     */
+    static BufferResponse readHeader(ByteBuf in, InputChannelIdReader receiverIds) {
+        InputChannelId receiverId = receiverIds.read(in);
         int sequenceNumber = in.readInt();
         int backlog = in.readInt();
         int typeAndFlags = in.readByte() & 0xFF;
@@ -288,10 +293,23 @@ public final class BufferResponse implements NettyMessage, ReferenceCounted {
                 in.readInt());
     }
 
-    /** This header with {@code payload} (filled with exactly {@code bufferSize} bytes) as its buffer. */
-    BufferResponse withBuffer(Buffer payload) {
-        return new BufferResponse(payload, null, compressed, senderLz4, receiverId, sequenceNumber, backlog, dataType,
-                bufferSize);
+    /**
+     * Receiving side: makes {@code payload} (filled with exactly {@code bufferSize} bytes) this header's buffer, so
+     * that the decoder makes one message per buffer received, not a header and then a message. Only the decoder calls
+     * this, once, before it passes the message on.
+     *
+     * @return this message, which now owns the payload's reference
+     * @throws IllegalStateException if the message already has a payload
+     */
+    BufferResponse attachPayload(Buffer payload) {
+        if (buffer != null || compressedPayload != null) {
+            throw new IllegalStateException(this + " already carries its payload");
+        }
+        if (payload.readableBytes() != bufferSize || payload.isBuffer() != dataType.isBuffer()) {
+            throw new IllegalArgumentException(payload + " is not the payload of " + this);
+        }
+        buffer = payload;
+        return this;
     }
 
     /** This header with the decompressed {@code payload} as its buffer; its size is the payload's. */

@@ -12,8 +12,8 @@ import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.partition.FileSpan;
 
 import java.io.IOException;
-
 import java.nio.ByteBuffer;
+import java.util.function.Function;
 
 /**
  * Decodes the frames a server sends to a client into {@link BufferResponse}, {@link ErrorResponse} and
@@ -39,14 +39,14 @@ import java.nio.ByteBuffer;
  * the installer is expected to close the connection. When the channel closes or the handler is removed, a
  * half-filled buffer is recycled and the accumulation ByteBufs are released.
  *
- * <p>Cost per data buffer received, counted from the code, not measured (shallow sizes as in
- * {@link NettyMessageEncoder}'s class comment): here three new objects, about 128 bytes: the header's
- * {@code InputChannelId} (32), the header-only {@link BufferResponse} (48) and the response with its buffer (48). The
- * payload is copied once, from the socket's read buffer (pooled, released at once) into the receiving channel's
- * segment. Downstream, per buffer: the remote channel makes a {@code Buffer} and its {@code ReferenceCount} when the
- * segment comes back to it (40 + 24), and the gate hands the buffer out in a {@code BufferAndAvailability}, an
- * {@code Optional} and a {@code ShuffleBufferOrEvent} (24 + 16 + 24): eight objects, about 256 bytes, from socket
- * to engine.
+ * <p>Cost per data buffer received, counted from the code (shallow sizes as in {@link NettyMessageEncoder}'s class
+ * comment): here one new object, the {@link BufferResponse} (48 bytes), made from the header and completed with its
+ * payload in place. The receiver id comes from {@link InputChannelIdReader} (the same instance for every buffer of a
+ * channel), and the payload is copied through the target segment's owner view (made once with the segment), so no
+ * {@code ByteBuffer} is made per buffer. The payload is copied once, from the socket's read buffer (pooled, released
+ * at once) into the receiving channel's segment. Downstream, per buffer: the remote channel makes a {@code Buffer} and
+ * its {@code ReferenceCount} when the segment comes back to it (40 + 24), and the gate hands the buffer out in an
+ * {@code Optional} and a {@code ShuffleBufferOrEvent} (16 + 24).
  *
  * <p>One instance per channel; only called on that channel's event loop (so no field needs a lock).
  */
@@ -95,11 +95,24 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     /** The BufferResponse being decoded, still without its buffer. */
     private BufferResponse pendingResponse;
 
+    /** The receiver ids of this connection, read without a new object per buffer. */
+    private final InputChannelIdReader receiverIds = new InputChannelIdReader();
+
+    /** Reads a BufferResponse header through {@link #receiverIds}; made once, not per header. */
+    private final Function<ByteBuf, BufferResponse> headerReader;
+
     /** The buffer the payload goes into (owned by this decoder until the response is delivered), or null. */
     private Buffer target;
 
-    /** Writable view of the target's first bufferSize bytes; its position is the number of bytes copied. */
+    /**
+     * The target segment's {@linkplain io.sluice.buffers.MemorySegment#ownerView() owner view}, its position the next
+     * byte of the payload to copy and {@link #targetEnd} where the payload ends; used only while {@link #target} is
+     * this decoder's.
+     */
     private ByteBuffer targetView;
+
+    /** Where the payload ends in {@link #targetView}. */
+    private int targetEnd;
 
     /** Payload bytes still to skip in {@link State#SKIPPED_PAYLOAD}. */
     private int bytesToSkip;
@@ -142,6 +155,7 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         this.metrics = metrics;
         this.allocator = allocator;
         this.maxFrameLength = Frame.checkMaxFrameLength(maxFrameLength, HEADER_CAPACITY);
+        this.headerReader = in -> BufferResponse.readHeader(in, receiverIds);
         this.maxRunFrameLength = (int) Math.min(Integer.MAX_VALUE,
                 StoredBuffersResponse.maxFrameLength(maxFrameLength - BufferResponse.frameLength(0)));
     }
@@ -241,7 +255,7 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         if (!accumulate(headerBuffer, in, BufferResponse.HEADER_LENGTH)) {
             return;
         }
-        BufferResponse header = Frame.readBody(headerBuffer, BufferResponse::readHeader, "BufferResponse header");
+        BufferResponse header = Frame.readBody(headerBuffer, headerReader, "BufferResponse header");
         headerBuffer.clear();
         if (BufferTrace.ENABLED && header.dataType().isBuffer()) {
             BufferTrace.record(BufferTrace.Hop.CLIENT_READ, header.receiverId().hashCode(), header.sequenceNumber(),
@@ -300,7 +314,10 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
             state = State.COMPRESSED_PAYLOAD;
             return;
         }
-        targetView = buffer.getNioBuffer(0, bufferSize);
+        int start = buffer.getMemorySegmentOffset();
+        targetView = buffer.getMemorySegment().ownerView();
+        targetView.position(start);
+        targetEnd = start + bufferSize;
         state = State.BUFFER_RESPONSE_PAYLOAD;
     }
 
@@ -361,21 +378,21 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     }
 
     private void copyPayload(ChannelHandlerContext ctx, ByteBuf in) {
-        int copied = targetView.position();
-        int chunk = Math.min(in.readableBytes(), targetView.capacity() - copied);
-        targetView.limit(copied + chunk);
+        int next = targetView.position();
+        int chunk = Math.min(in.readableBytes(), targetEnd - next);
+        targetView.limit(next + chunk);
         in.readBytes(targetView);
-        if (targetView.position() < targetView.capacity()) {
+        if (targetView.position() < targetEnd) {
             return;
         }
         Buffer filled = target;
-        filled.setSize(targetView.capacity());
+        filled.setSize(pendingResponse.bufferSize());
         if (!filled.isBuffer()) {
             checkEvent(filled); // while still the target: a corrupt event is recycled with the partial frame
         }
         target = null;
         targetView = null;
-        deliver(ctx, pendingResponse.withBuffer(filled));
+        deliver(ctx, pendingResponse.attachPayload(filled));
     }
 
     /**

@@ -94,8 +94,6 @@ public final class ConnectionManager implements ProducerConnections {
     /** How long close() waits for the server channel, the connections, and each event loop group to stop. */
     private static final long CLOSE_WAIT_MILLIS = 5_000;
 
-    private static final NettyMessageEncoder ENCODER = new NettyMessageEncoder();
-
     private final ShuffleEnvironmentContext context;
     private final EnvironmentConfig config;
     private final ResultPartitionManager partitionManager;
@@ -226,7 +224,7 @@ public final class ConnectionManager implements ProducerConnections {
                         pipeline.addLast(ConnectionTraffic.NAME,
                                         new ConnectionTraffic(ConnectionMetrics.Direction.INCOMING))
                                 .addLast("decoder", new ServerMessageDecoder(ServerMessageDecoder.maxClientFrameLength()))
-                                .addLast("encoder", ENCODER)
+                                .addLast("encoder", new NettyMessageEncoder())
                                 .addLast("heartbeat", new HeartbeatHandler(config.heartbeatInterval(),
                                         config.heartbeatTimeout(), "consumer"))
                                 .addLast("requests", new PartitionRequestServerHandler(partitionManager, queue,
@@ -302,7 +300,7 @@ public final class ConnectionManager implements ProducerConnections {
                         pipeline.addLast(ConnectionTraffic.NAME,
                                         new ConnectionTraffic(ConnectionMetrics.Direction.OUTGOING))
                                 .addLast("decoder", new ClientMessageDecoder(handler, maxFrame, compressor, metrics))
-                                .addLast("encoder", ENCODER)
+                                .addLast("encoder", new NettyMessageEncoder())
                                 .addLast("heartbeat", new HeartbeatHandler(config.heartbeatInterval(),
                                         config.heartbeatTimeout(),
                                         "producer " + handler.connectionId().producerId().value()))

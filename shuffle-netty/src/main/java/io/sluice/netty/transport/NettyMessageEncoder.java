@@ -2,7 +2,6 @@ package io.sluice.netty.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -14,8 +13,8 @@ import java.nio.ByteBuffer;
 
 /**
  * Turns {@link NettyMessage}s into {@link Frame}s; any other object is passed on unchanged. Used on both ends of a
- * connection. Stateless, so one instance may serve every channel ({@link ChannelHandler.Sharable}); each call runs on
- * the event loop of the channel it writes to.
+ * connection. One instance per channel (it keeps the channel's void promise for response headers); every call runs
+ * on that channel's event loop.
  *
  * <p>Small messages become one ByteBuf from {@code ctx.alloc()} holding the whole frame. A {@link BufferResponse}
  * becomes two writes: its frame header and fixed fields in a small ByteBuf, then its data as a ByteBuf that wraps the
@@ -23,20 +22,29 @@ import java.nio.ByteBuffer;
  * second ByteBuf owns the message's buffer reference: Netty releases it once written or on failure, and the release
  * recycles the Sluice buffer exactly once. The caller's promise completes when the data has been written.
  *
- * <p>Cost per data buffer sent (a pipelined subpartition over plain TCP, no compression), counted from the code, not
- * measured (the machine was shared by six builds; re-measure quietly with {@code sluice-bench jmh
- * SteadyStateAllocationBenchmark -prof gc}). Shallow sizes for 64-bit HotSpot with compressed references (12-byte
- * header, 4-byte references, 8-byte alignment). Six new objects, about 272 bytes: the read-only {@code Buffer} slice
- * the subpartition hands out (40), its {@code BufferAndBacklog} (32), the {@link BufferResponse} (48), the header's
- * {@code VoidChannelPromise} (24), the {@code ByteBuffer} view of the segment (about 64) and the
- * {@link OffHeapPayloadByteBuf} around it (about 64). The NIO transport adds one more {@code ByteBuffer} (about 64,
- * the payload's internal NIO view); epoll writes from the memory address and does not. Not new per buffer: the
- * 39-byte header (10 frame + 29 response bytes) comes from the channel's
- * pooled allocator, and Netty recycles its ByteBuf object and the two {@code ChannelOutboundBuffer} entries (each
- * counted by Netty as 96 bytes of pending data while queued). The payload itself is never copied.
+ * <p>Cost per data buffer sent (a pipelined subpartition over plain TCP, no compression), counted from the code;
+ * shallow sizes for 64-bit HotSpot with compressed references. Four new objects, about 200 bytes: the read-only
+ * {@code Buffer} slice the subpartition hands out (40), its {@code BufferAndBacklog} (32), the {@link BufferResponse}
+ * (48) and the {@link OffHeapPayloadByteBuf} around the segment's shared view (about 64, with Netty's {@code RefCnt}
+ * 16). No {@code ByteBuffer} view per buffer: the payload ByteBuf wraps the view made once with the segment, and
+ * epoll writes from its memory address; the NIO transport still makes one internal NIO view per write (about 64).
+ * The header's promise is this encoder's one void promise. Not new per buffer: the 39-byte header (10 frame + 29
+ * response bytes) comes from the channel's pooled allocator, and Netty recycles its ByteBuf object and the two
+ * {@code ChannelOutboundBuffer} entries. The payload itself is never copied. Measured for the whole path in
+ * {@code sluice-bench jmh SteadyStateAllocationBenchmark -prof gc} (docs/benchmarks.md).
  */
-@ChannelHandler.Sharable
 public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
+
+    /**
+     * The promise of every response header written: it never fires (see {@link #writeBufferResponse}), so one per
+     * channel serves every write. Set in {@link #handlerAdded}.
+     */
+    private ChannelPromise headerPromise;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        headerPromise = new VoidChannelPromise(ctx.channel(), false);
+    }
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -55,7 +63,7 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      * Writes the response's header, then its data. Ownership of the response's buffer: passed to the data ByteBuf,
      * or recycled here when there is nothing to send or encoding fails.
      */
-    private static void writeBufferResponse(ChannelHandlerContext ctx, BufferResponse response,
+    private void writeBufferResponse(ChannelHandlerContext ctx, BufferResponse response,
                                             ChannelPromise promise) {
         if (response.wirePayload() != null) {
             writeWirePayload(ctx, response, promise);
@@ -86,9 +94,9 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
         }
         // The header's outcome is not reported on its own: if it fails, the channel is broken and the data write
         // queued right behind it fails too, which completes the caller's promise. A non-firing void promise keeps
-        // a closed channel from raising a duplicate exceptionCaught for every pending write; it is still one small
-        // object per buffer sent (the channel's shared voidPromise() fires exceptionCaught, so it cannot be used).
-        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
+        // a closed channel from raising a duplicate exceptionCaught for every pending write (the channel's shared
+        // voidPromise() fires exceptionCaught, so it cannot be used); it has no state, so this encoder keeps one.
+        ctx.write(header, headerPromise);
         ctx.write(data, promise);
     }
 
@@ -96,9 +104,9 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      * Writes a response whose payload is an LZ4 block: its header, then the payload, which Netty
      * releases once written.
      */
-    private static void writeWirePayload(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
+    private void writeWirePayload(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
         ByteBuf header = encodeResponseHeader(ctx, response);
-        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
+        ctx.write(header, headerPromise);
         ctx.write(response.wirePayload(), promise);
     }
 
@@ -106,7 +114,7 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      * Writes a run of stored buffers: its header, then its file region, which Netty releases once written. On an
      * encoding failure the region is released here.
      */
-    private static void writeStoredBuffers(ChannelHandlerContext ctx, StoredBuffersResponse run,
+    private void writeStoredBuffers(ChannelHandlerContext ctx, StoredBuffersResponse run,
                                            ChannelPromise promise) {
         ByteBuf header;
         try {
@@ -115,7 +123,7 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
             run.release();
             throw e;
         }
-        ctx.write(header, new VoidChannelPromise(ctx.channel(), false));
+        ctx.write(header, headerPromise);
         ctx.write(run.region(), promise);
     }
 
@@ -146,16 +154,16 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
     }
 
     /**
-     * A ByteBuf sharing the memory of {@code buffer}'s readable bytes and owning the caller's reference of it.
-     * The view is taken from the segment itself because {@link Buffer#getNioBufferReadable()} of a read-only slice
-     * is a read-only ByteBuffer, which Netty cannot wrap without copying.
+     * A ByteBuf sharing the memory of {@code buffer}'s readable bytes and owning the caller's reference of it. The
+     * memory is reached through the segment itself, not {@link Buffer#getNioBufferReadable()}: a read-only slice's
+     * view is a read-only ByteBuffer, which Netty cannot wrap without copying.
      */
     private static ByteBuf wrapReadableBytes(ByteBufAllocator alloc, Buffer buffer) {
+        if (buffer.getMemorySegment().isOffHeap()) {
+            return OffHeapPayloadByteBuf.wrapReadableBytes(alloc, buffer);
+        }
         ByteBuffer view = buffer.getMemorySegment().wrap(
                 buffer.getMemorySegmentOffset() + buffer.getReaderIndex(), buffer.readableBytes());
-        if (view.isDirect()) {
-            return new OffHeapPayloadByteBuf(alloc, view, buffer);
-        }
         return new HeapPayloadByteBuf(alloc, view.array(), view.arrayOffset(), view.remaining(), buffer);
     }
 }

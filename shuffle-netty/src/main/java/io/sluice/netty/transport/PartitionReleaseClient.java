@@ -39,8 +39,6 @@ public final class PartitionReleaseClient implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionReleaseClient.class);
 
-    private static final NettyMessageEncoder ENCODER = new NettyMessageEncoder();
-
     private final TransportType type;
     /** Null without TLS. */
     private final TlsContexts tls;
@@ -147,7 +145,7 @@ public final class PartitionReleaseClient implements AutoCloseable {
                             if (tls != null) {
                                 channel.pipeline().addLast("tls", tls.newClientHandler(channel.alloc()));
                             }
-                            channel.pipeline().addLast("encoder", ENCODER).addLast("discard", new DiscardInbound());
+                            channel.pipeline().addLast("encoder", new NettyMessageEncoder()).addLast("discard", new DiscardInbound());
                         }
                     });
         }

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Decodes the frames a client sends to the server into {@link PartitionRequest}, {@link AddCredit},
@@ -26,6 +27,12 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
     private final int maxFrameLength;
 
     private State state = State.DECODING;
+
+    /** The receiver ids of this connection's credit messages, read without a new object per message. */
+    private final InputChannelIdReader receiverIds = new InputChannelIdReader();
+
+    /** Reads an AddCredit body through {@link #receiverIds}; made once, not per message. */
+    private final Function<ByteBuf, AddCredit> addCreditReader = in -> AddCredit.readBody(in, receiverIds);
 
     /**
      * The largest frame a well-behaved client sends: a {@link TaskEventRequest} carrying an event of
@@ -82,10 +89,10 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
         }
     }
 
-    private static NettyMessage readBody(byte messageId, ByteBuf body) {
+    private NettyMessage readBody(byte messageId, ByteBuf body) {
         return switch (messageId) {
             case PartitionRequest.ID -> Frame.readBody(body, PartitionRequest::readBody, "PartitionRequest");
-            case AddCredit.ID -> Frame.readBody(body, AddCredit::readBody, "AddCredit");
+            case AddCredit.ID -> Frame.readBody(body, addCreditReader, "AddCredit");
             case CancelPartitionRequest.ID ->
                     Frame.readBody(body, CancelPartitionRequest::readBody, "CancelPartitionRequest");
             case CloseRequest.ID -> Frame.readBody(body, CloseRequest::readBody, "CloseRequest");

@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -60,6 +61,24 @@ class MessageConstructionTest {
 
         assertTrue(e.getMessage().startsWith("bufferSize 99 differs from the buffer's 100 readable bytes"),
                 e.getMessage());
+    }
+
+    @Test
+    void receivedHeader_takesItsPayloadOnce_ofTheAnnouncedSizeAndType() {
+        BufferRecycler recycler = mock(BufferRecycler.class);
+        BufferResponse header = new BufferResponse(null, RECEIVER, 3, 0, DataType.DATA_BUFFER, 100);
+
+        assertThrows(IllegalArgumentException.class,
+                () -> header.attachPayload(TestBuffers.dataBuffer(99, 1, recycler)));
+        assertThrows(IllegalArgumentException.class,
+                () -> header.attachPayload(TestBuffers.eventBuffer(100, 1, recycler)));
+        Buffer payload = TestBuffers.dataBuffer(100, 1, recycler);
+        assertSame(header, header.attachPayload(payload));
+        IllegalStateException twice = assertThrows(IllegalStateException.class,
+                () -> header.attachPayload(TestBuffers.dataBuffer(100, 2, recycler)));
+
+        assertSame(payload, header.buffer());
+        assertTrue(twice.getMessage().contains("already carries its payload"), twice.getMessage());
     }
 
     @Test

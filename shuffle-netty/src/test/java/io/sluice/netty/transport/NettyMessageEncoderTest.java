@@ -105,6 +105,72 @@ class NettyMessageEncoderTest {
     }
 
     @Test
+    void twoSlicesOfOneSegment_queuedTogether_eachCarryTheirOwnBytes_fromTheSegmentsMemoryAddress() {
+        // A pipelined subpartition sends the part of a buffer committed so far, then more of the same buffer while
+        // the first part may still be queued: the two data ByteBufs wrap one segment at once.
+        Buffer queued = TestBuffers.dataBuffer(500, 1, recycler);
+        Buffer first = queued.readOnlySlice(0, 100).retainBuffer();
+        Buffer second = queued.readOnlySlice(100, 300).retainBuffer();
+        sender.writeOutbound(new BufferResponse(first, RECEIVER, 0, 0, DataType.DATA_BUFFER, 100));
+        sender.writeOutbound(new BufferResponse(second, RECEIVER, 1, 0, DataType.DATA_BUFFER, 300));
+
+        ((ByteBuf) sender.readOutbound()).release();
+        ByteBuf firstData = sender.readOutbound();
+        ((ByteBuf) sender.readOutbound()).release();
+        ByteBuf secondData = sender.readOutbound();
+
+        assertEquals(100, firstData.readableBytes());
+        assertEquals(300, secondData.readableBytes());
+        for (int i = 0; i < 100; i++) {
+            assertEquals(queued.getMemorySegment().get(i), firstData.getByte(firstData.readerIndex() + i));
+        }
+        for (int i = 0; i < 300; i++) {
+            assertEquals(queued.getMemorySegment().get(100 + i), secondData.getByte(secondData.readerIndex() + i));
+        }
+        assertEquals(firstData.nioBuffer(), queued.getMemorySegment().wrap(0, 100));
+        assertEquals(secondData.nioBuffer(), queued.getMemorySegment().wrap(100, 300));
+        if (io.netty.util.internal.PlatformDependent.hasUnsafe()) {
+            // epoll's writev takes the address: no ByteBuffer view is made per buffer sent.
+            assertTrue(firstData.hasMemoryAddress());
+            assertEquals(firstData.memoryAddress() + firstData.readerIndex() + 100,
+                    secondData.memoryAddress() + secondData.readerIndex());
+        }
+        firstData.release();
+        secondData.release();
+        assertEquals(1, queued.refCnt(), "each data ByteBuf released its slice's reference once");
+        verify(recycler, times(0)).recycle(any());
+        queued.recycleBuffer();
+        verify(recycler, times(1)).recycle(any());
+    }
+
+    @Test
+    void responsesOfOneChannel_shareOneVoidHeaderPromise() {
+        List<ChannelPromise> headerPromises = new ArrayList<>();
+        EmbeddedChannel channel = new EmbeddedChannel(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ByteBuf written = (ByteBuf) msg;
+                if (written.readableBytes() == BufferResponse.frameLength(0)) {
+                    headerPromises.add(promise);
+                }
+                written.release();
+                promise.trySuccess();
+            }
+        }, new NettyMessageEncoder());
+
+        channel.writeOutbound(new BufferResponse(TestBuffers.dataBuffer(10, 1, recycler), RECEIVER, 0, 0,
+                DataType.DATA_BUFFER, 10));
+        channel.writeOutbound(new BufferResponse(TestBuffers.dataBuffer(20, 2, recycler), RECEIVER, 1, 0,
+                DataType.DATA_BUFFER, 20));
+
+        assertEquals(2, headerPromises.size());
+        assertSame(headerPromises.get(0), headerPromises.get(1));
+        assertTrue(headerPromises.get(0).isVoid());
+        verify(recycler, times(2)).recycle(any());
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
     void writePromise_isCompletedByTheDataWrite_notTheHeaderWrite() {
         List<ChannelPromise> promises = new ArrayList<>();
         List<Object> written = new ArrayList<>();

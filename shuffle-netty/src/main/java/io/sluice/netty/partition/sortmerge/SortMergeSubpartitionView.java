@@ -375,7 +375,10 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         long runBytes = 0;
         int vectors = 0;
         for (int i = 0; i < buffers; i++) {
-            runScatter[vectors++] = runBuffers[i].getMemorySegment().wrap(0, runLengths[i]);
+            // The run's buffers are this reader's until handed out below: their owner views need no new object.
+            ByteBuffer payload = runBuffers[i].getMemorySegment().ownerView();
+            payload.limit(runLengths[i]);
+            runScatter[vectors++] = payload;
             runBytes += runLengths[i];
             runHeaders[i].clear();
             // After the last buffer, its successor's header only if one follows in the region (runBytes holds
