@@ -33,8 +33,11 @@ final class PartitionFileWriter implements AutoCloseable {
     private final ByteBuffer compressed;
     private final ByteBuffer indexEntries;
     private final ByteBuffer[] gather = new ByteBuffer[2];
-    /** Headers of the run being written without compression, 8 bytes per buffer; grown to the largest run. */
-    private ByteBuffer headers = ByteBuffer.allocateDirect(64 * PartitionFiles.BUFFER_HEADER_BYTES);
+    /**
+     * Headers of the run being written without compression, one 8-byte view per buffer into one direct buffer; made
+     * once and grown to the largest run, so that no view is made per buffer written.
+     */
+    private ByteBuffer[] headers = headerViews(64);
     /** Header and payload of each buffer of that run, for one gathering write; grown with {@code headers}. */
     private ByteBuffer[] regionGather = new ByteBuffer[128];
     private long dataPosition;
@@ -138,13 +141,12 @@ final class PartitionFileWriter implements AutoCloseable {
             return;
         }
         ensureGatherCapacity(n);
-        headers.clear();
         long expected = 0;
         for (int i = 0; i < n; i++) {
             Buffer buffer = buffers.get(i);
-            ByteBuffer payload = buffer.getNioBufferReadable();
+            ByteBuffer payload = readableBytesOf(buffer);
             int length = payload.remaining();
-            ByteBuffer header = headers.slice(i * PartitionFiles.BUFFER_HEADER_BYTES, PartitionFiles.BUFFER_HEADER_BYTES);
+            ByteBuffer header = headers[i];
             PartitionFiles.writeBufferHeader(header, length, !buffer.isBuffer(), false);
             regionGather[2 * i] = header;
             regionGather[2 * i + 1] = payload;
@@ -172,9 +174,32 @@ final class PartitionFileWriter implements AutoCloseable {
         if (regionGather.length < 2 * buffers) {
             regionGather = new ByteBuffer[2 * buffers];
         }
-        if (headers.capacity() < buffers * PartitionFiles.BUFFER_HEADER_BYTES) {
-            headers = ByteBuffer.allocateDirect(buffers * PartitionFiles.BUFFER_HEADER_BYTES);
+        if (headers.length < buffers) {
+            headers = headerViews(buffers);
         }
+    }
+
+    /** {@code count} 8-byte views, back to back in one direct buffer (one system call's worth of headers). */
+    private static ByteBuffer[] headerViews(int count) {
+        int size = PartitionFiles.BUFFER_HEADER_BYTES;
+        ByteBuffer memory = ByteBuffer.allocateDirect(count * size);
+        ByteBuffer[] views = new ByteBuffer[count];
+        for (int i = 0; i < count; i++) {
+            views[i] = memory.slice(i * size, size);
+        }
+        return views;
+    }
+
+    /**
+     * The readable bytes of a buffer of the region being written, through its segment's owner view: the partition
+     * owns these buffers until they are written and recycled, and each is a segment of its own, so no view is made
+     * per buffer (a heap event's segment makes one).
+     */
+    private static ByteBuffer readableBytesOf(Buffer buffer) {
+        int start = buffer.getMemorySegmentOffset() + buffer.getReaderIndex();
+        ByteBuffer view = buffer.getMemorySegment().ownerView();
+        view.position(start).limit(start + buffer.readableBytes());
+        return view;
     }
 
     private void writeBuffer(Buffer buffer) throws IOException {
