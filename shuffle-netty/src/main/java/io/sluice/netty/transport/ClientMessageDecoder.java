@@ -390,9 +390,10 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         if (!filled.isBuffer()) {
             checkEvent(filled); // while still the target: a corrupt event is recycled with the partial frame
         }
+        BufferResponse response = pendingResponse.attachPayload(filled); // a failure leaves it the target, recycled
         target = null;
         targetView = null;
-        deliver(ctx, pendingResponse.attachPayload(filled));
+        deliver(ctx, response);
     }
 
     /**

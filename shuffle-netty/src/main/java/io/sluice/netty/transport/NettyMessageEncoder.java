@@ -63,8 +63,7 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      * Writes the response's header, then its data. Ownership of the response's buffer: passed to the data ByteBuf,
      * or recycled here when there is nothing to send or encoding fails.
      */
-    private void writeBufferResponse(ChannelHandlerContext ctx, BufferResponse response,
-                                            ChannelPromise promise) {
+    private void writeBufferResponse(ChannelHandlerContext ctx, BufferResponse response, ChannelPromise promise) {
         if (response.wirePayload() != null) {
             writeWirePayload(ctx, response, promise);
             return;
@@ -114,8 +113,7 @@ public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
      * Writes a run of stored buffers: its header, then its file region, which Netty releases once written. On an
      * encoding failure the region is released here.
      */
-    private void writeStoredBuffers(ChannelHandlerContext ctx, StoredBuffersResponse run,
-                                           ChannelPromise promise) {
+    private void writeStoredBuffers(ChannelHandlerContext ctx, StoredBuffersResponse run, ChannelPromise promise) {
         ByteBuf header;
         try {
             header = encodeFrame(ctx.alloc(), run, (int) StoredBuffersResponse.frameLength(run.storedBytes()));

@@ -145,7 +145,8 @@ public final class PartitionReleaseClient implements AutoCloseable {
                             if (tls != null) {
                                 channel.pipeline().addLast("tls", tls.newClientHandler(channel.alloc()));
                             }
-                            channel.pipeline().addLast("encoder", new NettyMessageEncoder()).addLast("discard", new DiscardInbound());
+                            channel.pipeline().addLast("encoder", new NettyMessageEncoder())
+                                    .addLast("discard", new DiscardInbound());
                         }
                     });
         }
