@@ -139,6 +139,22 @@ public final class Buffer {
     }
 
     /**
+     * The segment's {@linkplain MemorySegment#ownerView() owner view} with its position and limit around
+     * {@code [index, index + length)} of this buffer: for I/O by the segment's current owner (filling a received
+     * buffer, reading a file into it, writing it to a file), without a view object per buffer. The view is writable
+     * also for a read-only buffer, and it is the segment's one owner view: valid until the next call for any buffer
+     * over the same segment, and not to be kept once the buffer is passed on.
+     */
+    public ByteBuffer getOwnerView(int index, int length) {
+        checkAccessible();
+        checkRange(index, length);
+        int start = segmentOffset + index;
+        ByteBuffer view = referenceCount.segment().ownerView();
+        view.position(start).limit(start + length);
+        return view;
+    }
+
+    /**
      * A read-only view of {@code [readerIndex, size)} with its own indices, sharing this buffer's reference count.
      * Does NOT retain: call {@link #retainBuffer()} on the slice if it gets its own owner.
      */

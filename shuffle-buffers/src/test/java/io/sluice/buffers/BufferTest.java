@@ -54,6 +54,24 @@ class BufferTest {
         verify(recycler, times(1)).recycle(any());
     }
 
+    @Test
+    void ownerView_isTheSegmentsOneView_positionedOnTheRangeOfThisBuffer() {
+        Buffer buffer = bufferWithBytes(32);
+        Buffer slice = buffer.readOnlySlice(8, 16);
+
+        ByteBuffer view = slice.getOwnerView(2, 4);
+
+        assertSame(segment.ownerView(), slice.getOwnerView(2, 4), "one view per segment, no object per call");
+        assertEquals(10, view.position());
+        assertEquals(14, view.limit());
+        assertEquals(10, view.get());
+        view.put((byte) 99);
+        assertEquals(99, segment.get(11));
+        assertThrows(IndexOutOfBoundsException.class, () -> slice.getOwnerView(10, 7));
+        buffer.recycleBuffer();
+        assertThrows(IllegalStateException.class, () -> slice.getOwnerView(0, 1));
+    }
+
     // BUF-1: a recycled buffer gives no more views of memory that now belongs to someone else
     @Test
     void recycledBuffer_refusesViewsAndSlices() {

@@ -105,14 +105,10 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     private Buffer target;
 
     /**
-     * The target segment's {@linkplain io.sluice.buffers.MemorySegment#ownerView() owner view}, its position the next
-     * byte of the payload to copy and {@link #targetEnd} where the payload ends; used only while {@link #target} is
-     * this decoder's.
+     * The target's {@linkplain Buffer#getOwnerView owner view} of the payload's bytes: its position the next byte to
+     * copy, its limit where the payload ends; used only while {@link #target} is this decoder's.
      */
     private ByteBuffer targetView;
-
-    /** Where the payload ends in {@link #targetView}. */
-    private int targetEnd;
 
     /** Payload bytes still to skip in {@link State#SKIPPED_PAYLOAD}. */
     private int bytesToSkip;
@@ -314,10 +310,7 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
             state = State.COMPRESSED_PAYLOAD;
             return;
         }
-        int start = buffer.getMemorySegmentOffset();
-        targetView = buffer.getMemorySegment().ownerView();
-        targetView.position(start);
-        targetEnd = start + bufferSize;
+        targetView = buffer.getOwnerView(0, bufferSize);
         state = State.BUFFER_RESPONSE_PAYLOAD;
     }
 
@@ -378,11 +371,11 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     }
 
     private void copyPayload(ChannelHandlerContext ctx, ByteBuf in) {
-        int next = targetView.position();
-        int chunk = Math.min(in.readableBytes(), targetEnd - next);
-        targetView.limit(next + chunk);
-        in.readBytes(targetView);
-        if (targetView.position() < targetEnd) {
+        int end = targetView.limit();
+        targetView.limit(targetView.position() + Math.min(in.readableBytes(), targetView.remaining()));
+        in.readBytes(targetView); // exactly to the lowered limit
+        targetView.limit(end);
+        if (targetView.hasRemaining()) {
             return;
         }
         Buffer filled = target;

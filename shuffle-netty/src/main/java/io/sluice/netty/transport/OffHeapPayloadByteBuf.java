@@ -26,6 +26,9 @@ import io.sluice.buffers.MemorySegment;
  */
 final class OffHeapPayloadByteBuf extends UnpooledUnsafeDirectByteBuf {
 
+    /** Whether Netty knows memory addresses here; read once, not per buffer sent. */
+    private static final boolean ADDRESSES = PlatformDependent.hasUnsafe();
+
     private final Buffer owner;
 
     private OffHeapPayloadByteBuf(ByteBufAllocator alloc, MemorySegment segment, int offset, int length,
@@ -45,7 +48,7 @@ final class OffHeapPayloadByteBuf extends UnpooledUnsafeDirectByteBuf {
         MemorySegment segment = owner.getMemorySegment();
         int offset = owner.getMemorySegmentOffset() + owner.getReaderIndex();
         int length = owner.readableBytes();
-        return PlatformDependent.hasUnsafe()
+        return ADDRESSES
                 ? new OffHeapPayloadByteBuf(alloc, segment, offset, length, owner)
                 : new SlicedOffHeapPayloadByteBuf(alloc, segment, offset, length, owner);
     }

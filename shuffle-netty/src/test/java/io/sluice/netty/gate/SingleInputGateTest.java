@@ -253,7 +253,8 @@ class SingleInputGateTest {
 
         partition.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
 
-        assertArrayEquals(TestRecords.recordBytes(0, 0, PartitionFixture.ONE_BUFFER_RECORD), consumer.await().get(0));
+        assertArrayEquals(TestRecords.recordBytes(0, 0, PartitionFixture.ONE_BUFFER_RECORD),
+                consumer.await().get(0));
         assertEquals(1, gate.spinHits(), "the spin found the record");
         assertEquals(0, gate.spinMisses(), "it never parked");
     }
@@ -451,7 +452,8 @@ class SingleInputGateTest {
             }
         }
 
-        assertEquals(List.of("urgent", "record " + PartitionFixture.ONE_BUFFER_RECORD, "record 7", "ordinary", "record 9"), order);
+        assertEquals(List.of("urgent", "record " + PartitionFixture.ONE_BUFFER_RECORD, "record 7", "ordinary",
+                "record 9"), order);
     }
 
     // docs/contract.md: a priority event overtakes queued data in the receiving gate too

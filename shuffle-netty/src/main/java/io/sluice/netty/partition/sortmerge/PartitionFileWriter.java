@@ -144,7 +144,8 @@ final class PartitionFileWriter implements AutoCloseable {
         long expected = 0;
         for (int i = 0; i < n; i++) {
             Buffer buffer = buffers.get(i);
-            ByteBuffer payload = readableBytesOf(buffer);
+            // The partition owns the region's buffers until they are written and recycled, one segment each.
+            ByteBuffer payload = buffer.getOwnerView(buffer.getReaderIndex(), buffer.readableBytes());
             int length = payload.remaining();
             ByteBuffer header = headers[i];
             PartitionFiles.writeBufferHeader(header, length, !buffer.isBuffer(), false);
@@ -188,18 +189,6 @@ final class PartitionFileWriter implements AutoCloseable {
             views[i] = memory.slice(i * size, size);
         }
         return views;
-    }
-
-    /**
-     * The readable bytes of a buffer of the region being written, through its segment's owner view: the partition
-     * owns these buffers until they are written and recycled, and each is a segment of its own, so no view is made
-     * per buffer (a heap event's segment makes one).
-     */
-    private static ByteBuffer readableBytesOf(Buffer buffer) {
-        int start = buffer.getMemorySegmentOffset() + buffer.getReaderIndex();
-        ByteBuffer view = buffer.getMemorySegment().ownerView();
-        view.position(start).limit(start + buffer.readableBytes());
-        return view;
     }
 
     private void writeBuffer(Buffer buffer) throws IOException {

@@ -376,9 +376,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         int vectors = 0;
         for (int i = 0; i < buffers; i++) {
             // The run's buffers are this reader's until handed out below: their owner views need no new object.
-            ByteBuffer payload = runBuffers[i].getMemorySegment().ownerView();
-            payload.limit(runLengths[i]);
-            runScatter[vectors++] = payload;
+            runScatter[vectors++] = runBuffers[i].getOwnerView(0, runLengths[i]);
             runBytes += runLengths[i];
             runHeaders[i].clear();
             // After the last buffer, its successor's header only if one follows in the region (runBytes holds
