@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -97,19 +98,49 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
         throw new IOException("cannot read the rate from: " + String.join(" ", command) + ": " + output.trim());
     }
 
-    /**
-     * Runs {@code command} to its end (at most 10 minutes) and returns what it printed, standard error included.
-     *
-     * @throws IOException when it cannot start, times out or exits with a non-zero status (its output in the message)
-     */
+    /** How long one dd or sync may take before the bench gives up on it: a hung device must not hang the bench. */
+    static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(10);
+
     private static String run(List<String> command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
-            process.destroyForcibly();
-            throw new IOException(String.join(" ", command) + " failed: " + output.trim());
+        return run(command, COMMAND_TIMEOUT);
+    }
+
+    /**
+     * Runs {@code command} to its end, at most {@code timeout}, and returns what it printed, standard error included.
+     * The output goes to a temporary file rather than a pipe, so the wait is the only thing that blocks and the
+     * timeout always applies (reading a pipe to its end would block for as long as the child lives).
+     *
+     * @throws IOException when it cannot start, runs longer than {@code timeout} (it is then killed) or exits with a
+     *                     non-zero status; the message names the command and holds its output
+     */
+    static String run(List<String> command, Duration timeout) throws IOException, InterruptedException {
+        Path output = Files.createTempFile("sluice-bench-command", ".out");
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(output.toFile()).start();
+            try {
+                if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                    process.destroyForcibly().waitFor();
+                    throw new IOException(String.join(" ", command) + " timed out after " + timeout.toMillis()
+                            + " ms and was killed: " + read(output));
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                throw e;
+            }
+            String printed = read(output);
+            if (process.exitValue() != 0) {
+                throw new IOException(String.join(" ", command) + " failed with exit status " + process.exitValue()
+                        + ": " + printed);
+            }
+            return printed;
+        } finally {
+            Files.deleteIfExists(output);
         }
-        return output;
+    }
+
+    private static String read(Path output) throws IOException {
+        return Files.readString(output, StandardCharsets.UTF_8).trim();
     }
 
     /** One line per limit, with Sluice's rate beside it. */
