@@ -16,6 +16,9 @@
 # Env:     ROUNDS (3) and MAX_ROUNDS (6): rounds for every group, and the most for a noisy group;
 #          NOISE (0.15): the widest ratio spread, (max-min)/median, that counts as conclusive;
 #          WARM (3) and MEAS (10): warm-up and measured seconds per figure, both sides (JMH: 1 s iterations);
+#          WARM_MANY (15): the warm-up of the many group, both sides: with 10x10's 20 busy threads on 2 vCPUs the
+#          JIT's compiler thread gets about a tenth of a CPU, and in the forks that collapsed the hot path's C2
+#          compilations finished 10-17 s after the JVM started, so a 3 s warm-up measured C1 code;
 #          ONLY (all): figure groups to run, a regex over: bulk1 bulk4 long engine b100 many latency;
 #          SPIN_WAIT (50us): the consumer's shuffle.input.spin-wait for the latency group's second Sluice figure
 #          (sluice.latency.spin.1rec; the first, sluice.latency.1rec, runs with the library's default, no spin);
@@ -39,6 +42,7 @@ ROUNDS="${ROUNDS:-3}"
 MAX_ROUNDS="${MAX_ROUNDS:-6}"
 NOISE="${NOISE:-0.15}"
 WARM="${WARM:-3}"
+WARM_MANY="${WARM_MANY:-15}"
 MEAS="${MEAS:-10}"
 ONLY="${ONLY:-.}"
 SPIN_WAIT="${SPIN_WAIT:-50us}"
@@ -156,6 +160,8 @@ suffix_names() {
 run_group() { # round entry
   local round=$1 group jmh peer
   IFS='|' read -r group jmh peer <<<"$2"
+  local WARM="$WARM" # seen by sluice_figure and peer_figures: the same warm-up on both sides
+  if [[ "$group" == many ]]; then WARM="$WARM_MANY"; fi
   mkdir -p "$OUT_DIR/round-$round"
   if (( round % 2 == 1 )); then
     sluice_figure "$round" "$group" "$jmh"; peer_figures "$round" "$group" "$peer"
@@ -188,7 +194,7 @@ while (( ${#todo[@]} > 0 )); do
 done
 
 echo "# $(date -u +%FT%TZ); $(nproc) cpus, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $("$JAVA" -version 2>&1 | head -1); $round rounds (at least $ROUNDS; noisy groups up to $MAX_ROUNDS), ${WARM}s warm-up + ${MEAS}s measured per figure; pinned to CPUs ${CPUS:-none}; logs in $OUT_DIR"
+echo "# $("$JAVA" -version 2>&1 | head -1); $round rounds (at least $ROUNDS; noisy groups up to $MAX_ROUNDS), ${WARM}s warm-up (many: ${WARM_MANY}s) + ${MEAS}s measured per figure; pinned to CPUs ${CPUS:-none}; logs in $OUT_DIR"
 echo "# Sluice: JMH, link tcp (transport auto); one-way latency: sluice-bench latency (transport auto). Flink 2.3.0: bench/flink-peer, defaults (32 KiB segments, 2 exclusive + 8 floating, 1 Netty thread per side). Same JVM flags: $JVM_FLAGS"
 python3 "$ROOT/bench/compare-summary.py" "$OUT_DIR" "$NOISE"
 CHART_NOTE="$(date -u +%F) on $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $round round(s)" \

@@ -8,6 +8,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Many channels of 8-byte records, default 100 ms flush interval. A shape {@code PxS} is P producer threads, each
@@ -26,7 +27,15 @@ import org.openjdk.jmh.annotations.Setup;
  * channel, at least the default 64 MiB (so 1x100 and 10x10 run with the defaults, 4x100 with 138 MiB and 1x1000
  * with 344 MiB).
  * Score: records per second. The Flink peer's figure for {@code 4x100} is {@code flink.records.long.4w.100ch.100ms}.
+ *
+ * <p>Warm-up: 15 s, not the suite's 3. With {@code 10x10}'s 20 busy threads on 2 vCPUs the JIT's compiler thread
+ * gets about a tenth of a CPU: in the forks that used to "collapse" (3-10 M records/s against 25-40 M), the C2
+ * compilations of {@code ResultPartition.emit} and {@code RecordReader.next} were queued 1.6 s after the start and
+ * finished 10-17 s after it (seen with {@code -XX:+PrintCompilation}), so every measured iteration ran C1 code
+ * (150-430 ns of CPU per record instead of 20-60). bench/compare-with-flink.sh gives both sides of this group the
+ * same longer warm-up ({@code WARM_MANY}).
  */
+@Warmup(iterations = 15, time = 1)
 public class ManyChannelsBenchmark extends StreamingBenchmark {
 
     /** Records per invocation: tens of milliseconds at the expected tens of M records/s. */
