@@ -17,7 +17,12 @@ final class ReusableRecordOrEvent implements RecordOrEvent {
     RecordOrEvent set(int channelIndex, boolean event, ByteBuffer data) {
         this.channelIndex = channelIndex;
         this.event = event;
-        this.data = data;
+        // Every record of a buffer comes in the same view, so the reference changes once per buffer. Storing it
+        // only then matters for speed: a reference store into this long-lived (old-generation) holder runs G1's
+        // post-write barrier, whose card check includes a full fence, on every record.
+        if (this.data != data) {
+            this.data = data;
+        }
         return this;
     }
 
