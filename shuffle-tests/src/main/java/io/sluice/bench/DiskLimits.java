@@ -32,6 +32,9 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
     /** dd runs each measurement this many times and keeps the median: one direct read swings 1.4-2.7 GB/s here. */
     static final int RUNS = 3;
 
+    /** How long one dd or sync may take before the bench gives up on it: a hung device must not hang the bench. */
+    static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(10);
+
     /**
      * @param directory where the probe file goes (and is deleted again)
      * @param bytes     how much to write, rounded down to whole MiB (at least 1)
@@ -97,9 +100,6 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
         }
         throw new IOException("cannot read the rate from: " + String.join(" ", command) + ": " + output.trim());
     }
-
-    /** How long one dd or sync may take before the bench gives up on it: a hung device must not hang the bench. */
-    static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(10);
 
     private static String run(List<String> command) throws IOException, InterruptedException {
         return run(command, COMMAND_TIMEOUT);

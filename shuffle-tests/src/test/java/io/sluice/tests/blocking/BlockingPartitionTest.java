@@ -5,6 +5,7 @@ import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
@@ -29,11 +30,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -221,14 +225,26 @@ class BlockingPartitionTest {
             RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, 2, 0);
             long[] records = writeFinished(shuffle, partition, 1L << 20);
 
-            stranger.releasePartitionExternally(partition.descriptor());
-            Thread.sleep(1000); // the refusal takes a handshake; no assertion depends on the exact time
+            releaseAndAwaitTheAttempt(stranger, partition);
 
             assertEquals(2, dataFiles().size(), "files after an untrusted master's release: " + dataFiles());
             assertTrue(shuffle.producerEnvironment().partitionsOccupyingLocalResources().contains(partition.id()),
                     "the partition is still registered at its producer");
             readEverySubpartition(shuffle, partition, records, "after the refused release");
         }
+    }
+
+    /**
+     * {@code master.releasePartitionExternally(partition)}, then waits until the master's attempt to reach the producer
+     * is over, refused or not, so that what the test checks afterwards is what the attempt left. The public call
+     * gives no outcome; the Netty master's package-private {@code releaseAtProducer}, which it calls, returns one.
+     */
+    private static void releaseAndAwaitTheAttempt(ShuffleMaster master, RegisteredPartition partition)
+            throws Exception {
+        Method releaseAtProducer = master.getClass().getDeclaredMethod("releaseAtProducer", ShuffleDescriptor.class);
+        releaseAtProducer.setAccessible(true);
+        CompletableFuture<?> attempt = (CompletableFuture<?>) releaseAtProducer.invoke(master, partition.descriptor());
+        attempt.handle((ignored, refusal) -> null).get(30, TimeUnit.SECONDS);
     }
 
     @ParameterizedTest(name = "{0}")

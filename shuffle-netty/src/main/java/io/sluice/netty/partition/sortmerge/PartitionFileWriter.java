@@ -144,8 +144,7 @@ final class PartitionFileWriter implements AutoCloseable {
         long expected = 0;
         for (int i = 0; i < n; i++) {
             Buffer buffer = buffers.get(i);
-            // The partition owns the region's buffers until they are written and recycled, one segment each.
-            ByteBuffer payload = buffer.getOwnerView(buffer.getReaderIndex(), buffer.readableBytes());
+            ByteBuffer payload = readableBytesOf(buffer);
             int length = payload.remaining();
             ByteBuffer header = headers[i];
             PartitionFiles.writeBufferHeader(header, length, !buffer.isBuffer(), false);
@@ -191,9 +190,17 @@ final class PartitionFileWriter implements AutoCloseable {
         return views;
     }
 
+    /**
+     * A buffer's readable bytes through its segment's owner view: the partition owns the region's buffers until they
+     * are written and recycled, one segment each, so no view is made per buffer.
+     */
+    private static ByteBuffer readableBytesOf(Buffer buffer) {
+        return buffer.getOwnerView(buffer.getReaderIndex(), buffer.readableBytes());
+    }
+
     private void writeBuffer(Buffer buffer) throws IOException {
         boolean isEvent = !buffer.isBuffer();
-        ByteBuffer payload = buffer.getNioBufferReadable();
+        ByteBuffer payload = readableBytesOf(buffer);
         int length = payload.remaining();
         boolean isCompressed = false;
         if (compressor != null && !isEvent) {
