@@ -15,6 +15,7 @@ import io.sluice.api.ShuffleOptions;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.tests.support.Wiring;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -49,8 +50,8 @@ final class BlockingRun {
             err.println("measuring the temp directory with dd");
             long requested = options.workload().totalBytes();
             // dd writes and reads at most 1 GiB: enough for a steady rate, short enough to run before every bench.
-            DiskLimits limits = DiskLimits.measure(tmpDir(config), Math.min(requested > 0 ? requested : 1L << 30,
-                    1L << 30));
+            long probeBytes = Math.min(requested > 0 ? requested : 1L << 30, 1L << 30);
+            DiskLimits before = DiskLimits.measure(tmpDir(config), probeBytes);
             ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
             List<ShuffleEnvironmentContext> contexts = new ArrayList<>();
             for (int i = 0; i < options.environments(); i++) {
@@ -61,11 +62,14 @@ final class BlockingRun {
                 if (options.warmUpBytes() > 0) {
                     Phases failed = warmUp(environments, master);
                     if (failed != null) {
-                        return summary(failed, limits);
+                        return summary(failed, before);
                     }
                 }
                 Phases phases = writeThenRead(environments, master, options.workload(), "", tmpDir(config));
-                return summary(phases, limits);
+                if (phases.failure() != null) {
+                    return summary(phases, before);
+                }
+                return summary(phases, aroundTheRound(before, tmpDir(config), probeBytes));
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
@@ -75,6 +79,20 @@ final class BlockingRun {
                     ReportSeries.NONE);
             return summary(new Phases(none, none, 0, 0, 0), null);
         }
+    }
+
+    /**
+     * dd once more, right after the measured read, and the limits the phases are set against: the mean of that and
+     * {@code before} (measured before the warm-up, minutes earlier). This VM's disk changes speed from minute to
+     * minute (dd's direct read has moved 0.9-2.1 GB/s within a quarter of an hour), so one measurement minutes away
+     * from the read says little about the disk the read had; both are printed, so the drift shows.
+     */
+    private DiskLimits aroundTheRound(DiskLimits before, Path directory, long probeBytes)
+            throws IOException, InterruptedException {
+        err.println("measuring the temp directory with dd again, after the read phase");
+        DiskLimits after = DiskLimits.measure(directory, probeBytes);
+        err.print("dd before the run:\n" + before.describe() + "dd after the read phase:\n" + after.describe());
+        return before.meanWith(after);
     }
 
     /**
@@ -203,7 +221,8 @@ final class BlockingRun {
         String phases = String.format(Locale.ROOT, "blocking: write %s, read %s", DiskLimits.rate(writeRate),
                 DiskLimits.rate(readRate));
         if (limits != null) {
-            err.print("limits of the temp directory (dd, " + Units.gigabytes(limits.bytes()) + "):\n"
+            String which = limits.measurements() > 1 ? ", mean of before the run and after the read" : "";
+            err.print("limits of the temp directory (dd, " + Units.gigabytes(limits.bytes()) + which + "):\n"
                     + limits.compare(writeRate, readRate));
             phases += String.format(Locale.ROOT, " (dd page cache: write %.2fx, read %.2fx; direct: write %.2fx, "
                             + "read %.2fx)", writeRate / limits.writeCached(), readRate / limits.readCached(),

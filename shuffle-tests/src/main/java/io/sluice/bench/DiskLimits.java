@@ -23,8 +23,10 @@ import java.util.regex.Pattern;
  * @param readCached   bytes/s read from the page cache (the file just written)
  * @param readDirect   bytes/s read with {@code iflag=direct}
  * @param bytes        size of the probe file
+ * @param measurements how many measurements (of {@value #RUNS} runs each) these figures are the mean of
  */
-record DiskLimits(double writeCached, double writeDirect, double readCached, double readDirect, long bytes) {
+record DiskLimits(double writeCached, double writeDirect, double readCached, double readDirect, long bytes,
+                  int measurements) {
 
     /** dd's summary line: "N bytes (...) copied, S s, ...". */
     private static final Pattern SUMMARY = Pattern.compile("^(\\d+) bytes .*copied, ([0-9.,eE+-]+) s");
@@ -59,7 +61,7 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
                 readDirect[run] = dd(ifProbe, "of=/dev/null", "bs=1M", "iflag=direct");
             }
             return new DiskLimits(median(writeCached), median(writeDirect), median(readCached), median(readDirect),
-                    mebibytes << 20);
+                    mebibytes << 20, 1);
         } finally {
             Files.deleteIfExists(probe);
         }
@@ -141,6 +143,34 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
 
     private static String read(Path output) throws IOException {
         return Files.readString(output, StandardCharsets.UTF_8).trim();
+    }
+
+    /**
+     * The limits of this measurement and {@code other} together: each figure the mean of the two, weighted by how
+     * many measurements each side already is (so that a third measurement counts as much as each of the first two).
+     *
+     * @throws IllegalArgumentException when the two probed files differ in size
+     */
+    DiskLimits meanWith(DiskLimits other) {
+        if (other.bytes != bytes) {
+            throw new IllegalArgumentException("dd probes of different sizes: " + bytes + " and " + other.bytes
+                    + " bytes");
+        }
+        int total = measurements + other.measurements;
+        return new DiskLimits(mean(writeCached, other.writeCached, other.measurements, total),
+                mean(writeDirect, other.writeDirect, other.measurements, total),
+                mean(readCached, other.readCached, other.measurements, total),
+                mean(readDirect, other.readDirect, other.measurements, total), bytes, total);
+    }
+
+    private double mean(double mine, double theirs, int theirWeight, int total) {
+        return (mine * measurements + theirs * theirWeight) / total;
+    }
+
+    /** Two lines, write and read, each figure of dd's; for the progress output. */
+    String describe() {
+        return String.format(Locale.ROOT, "  dd write %s page cache, %s direct%n  dd read  %s page cache, %s direct%n",
+                rate(writeCached), rate(writeDirect), rate(readCached), rate(readDirect));
     }
 
     /** One line per limit, with Sluice's rate beside it. */

@@ -29,6 +29,35 @@ class DiskLimitsTest {
     }
 
     @Test
+    void meanWith_averagesEveryLimit_andCountsTheMeasurements() {
+        DiskLimits before = new DiskLimits(4.0e9, 1.0e9, 20.0e9, 2.0e9, 1L << 30, 1);
+        DiskLimits after = new DiskLimits(2.0e9, 3.0e9, 10.0e9, 1.0e9, 1L << 30, 1);
+
+        DiskLimits around = before.meanWith(after);
+
+        assertEquals(new DiskLimits(3.0e9, 2.0e9, 15.0e9, 1.5e9, 1L << 30, 2), around);
+    }
+
+    @Test
+    void meanWith_weighsEachSideByItsMeasurements() {
+        DiskLimits two = new DiskLimits(3.0e9, 3.0e9, 3.0e9, 3.0e9, 1L << 20, 2);
+        DiskLimits third = new DiskLimits(6.0e9, 0.0, 9.0e9, 3.0e9, 1L << 20, 1);
+
+        DiskLimits all = two.meanWith(third);
+
+        assertEquals(new DiskLimits(4.0e9, 2.0e9, 5.0e9, 3.0e9, 1L << 20, 3), all);
+    }
+
+    @Test
+    void meanWith_probesOfDifferentSizes_isRefused() {
+        DiskLimits gib = new DiskLimits(1, 1, 1, 1, 1L << 30, 1);
+        DiskLimits mib = new DiskLimits(1, 1, 1, 1, 1L << 20, 1);
+
+        IllegalArgumentException failure = assertThrows(IllegalArgumentException.class, () -> gib.meanWith(mib));
+        assertTrue(failure.getMessage().contains("1073741824 and 1048576 bytes"), failure.getMessage());
+    }
+
+    @Test
     void command_thatOutlivesItsTimeout_isKilled_andFailsNamingTheTimeout() throws Exception {
         // The child prints its pid, then never ends while it keeps its output open (the case that used to block the
         // bench in a read of the pipe before the timeout was ever looked at).

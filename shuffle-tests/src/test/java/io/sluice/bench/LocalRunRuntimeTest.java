@@ -72,6 +72,12 @@ class LocalRunRuntimeTest {
         int measuredRead = progress.indexOf("\nread phase: ");
         assertTrue(measuredWrite < writeBack && writeBack < measuredRead, progress);
         assertFalse(progress.contains("warm-up 1 write-back"), progress);
+        // dd runs again after the measured read, and the ratios are to the mean of both measurements.
+        int ddAgain = progress.indexOf("measuring the temp directory with dd again, after the read phase");
+        int ddBefore = progress.indexOf("dd before the run:\n  dd write ");
+        int ddAfter = progress.indexOf("dd after the read phase:\n  dd write ");
+        int limits = progress.indexOf(", mean of before the run and after the read):\n  dd write ");
+        assertTrue(measuredRead < ddAgain && ddAgain < ddBefore && ddBefore < ddAfter && ddAfter < limits, progress);
     }
 
     @Test
