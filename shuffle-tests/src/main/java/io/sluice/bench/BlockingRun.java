@@ -51,7 +51,8 @@ final class BlockingRun {
             long requested = options.workload().totalBytes();
             // dd writes and reads at most 1 GiB: enough for a steady rate, short enough to run before every bench.
             long probeBytes = Math.min(requested > 0 ? requested : 1L << 30, 1L << 30);
-            DiskLimits before = DiskLimits.measure(tmpDir(config), probeBytes);
+            Path directory = tmpDir(config);
+            DiskLimits before = DiskLimits.measure(directory, probeBytes);
             ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
             List<ShuffleEnvironmentContext> contexts = new ArrayList<>();
             for (int i = 0; i < options.environments(); i++) {
@@ -65,11 +66,11 @@ final class BlockingRun {
                         return summary(failed, before);
                     }
                 }
-                Phases phases = writeThenRead(environments, master, options.workload(), "", tmpDir(config));
+                Phases phases = writeThenRead(environments, master, options.workload(), "", directory);
                 if (phases.failure() != null) {
                     return summary(phases, before);
                 }
-                return summary(phases, aroundTheRound(before, tmpDir(config), probeBytes));
+                return summary(phases, aroundTheRound(before, directory, probeBytes));
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {

@@ -156,15 +156,14 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
             throw new IllegalArgumentException("dd probes of different sizes: " + bytes + " and " + other.bytes
                     + " bytes");
         }
-        int total = measurements + other.measurements;
-        return new DiskLimits(mean(writeCached, other.writeCached, other.measurements, total),
-                mean(writeDirect, other.writeDirect, other.measurements, total),
-                mean(readCached, other.readCached, other.measurements, total),
-                mean(readDirect, other.readDirect, other.measurements, total), bytes, total);
+        return new DiskLimits(meanWith(writeCached, other.writeCached, other),
+                meanWith(writeDirect, other.writeDirect, other), meanWith(readCached, other.readCached, other),
+                meanWith(readDirect, other.readDirect, other), bytes, measurements + other.measurements);
     }
 
-    private double mean(double mine, double theirs, int theirWeight, int total) {
-        return (mine * measurements + theirs * theirWeight) / total;
+    /** {@code mine} (a figure of this) and {@code theirs} (the same figure of {@code other}), weighted. */
+    private double meanWith(double mine, double theirs, DiskLimits other) {
+        return (mine * measurements + theirs * other.measurements) / (measurements + other.measurements);
     }
 
     /** Two lines, write and read, each figure of dd's; for the progress output. */
