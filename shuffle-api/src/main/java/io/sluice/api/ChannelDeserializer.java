@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
  * a copy; a record spanning buffers is copied into a heap buffer owned by this deserializer, which
  * grows to the largest such record and is reused.
  *
- * <p>Not thread-safe: only called by the {@link RecordReader} that owns it, by the thread that holds the reader's
- * access word (see RecordReader).
+ * <p>Not thread-safe: only called by the {@link RecordReader} that owns it, on the reader's consumer thread (see
+ * RecordReader).
  */
 final class ChannelDeserializer {
 

@@ -1,14 +1,12 @@
 package io.sluice.api;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads records (framed as {@link RecordFraming} defines) and events from an {@link InputGate}.
@@ -19,75 +17,65 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Buffer ownership: the reader owns every buffer it takes from the gate and recycles each
  * exactly once: as soon as all its bytes are consumed, or, when the last record returned is a
- * view into it (or it is an event), at the next call of {@link #next()}; {@link #close()}
- * recycles whatever it still holds.
+ * view into it (or it is an event), at the next call of {@link #next()}. It holds at most two:
+ * the buffer being read and the one the last record points into. {@link #close()} recycles them
+ * at once when it runs on the consumer's thread; see there for a close from another thread.
  *
- * <p>Threads: {@link #next()} is called by one consumer thread at a time (a second thread calling it
- * while a call is under way gets an {@link IllegalStateException}). {@link #close()} may be called
- * from any thread: it closes the gate first, which wakes a {@code next()} blocked on it, then
- * recycles the held buffers once no {@code next()} is running.
+ * <p>Threads: {@link #next()} is called by one consumer thread at a time; the reader may pass from
+ * one thread to another with a happens-before edge between them (a queue, a lock, a join). The
+ * consumer's thread owns every non-volatile field. A second thread calling next() while the first
+ * waits in the gate gets an {@link IllegalStateException}; two threads reading at once otherwise is
+ * a programming error the reader does not pay per record to detect. {@link #close()} may be called
+ * from any thread.
  *
- * <p>How close() and next() exclude each other, without a lock per record: one atomic word,
- * {@code access}, is {@code IDLE}, {@code BUSY} (a {@code next()} or the recycling of a close is
- * under way; whoever set it owns every field below) or {@code CLOSED} (terminal, everything
- * recycled). {@code next()} enters with a compare-and-swap {@code IDLE -> BUSY} and leaves with a
- * release store of {@code IDLE}: one atomic instruction per record, where a monitor took two.
- * {@code close()} sets {@code closing}, closes the gate (which ends a {@code next()} waiting in
- * it) and then takes the word from {@code IDLE} to {@code BUSY} itself, recycles, and stores
- * {@code CLOSED}; while a {@code next()} holds it, close() spins and then parks briefly, which is
- * bounded: a running {@code next()} ends within one record or, waiting, as soon as the gate is
- * closed, and a {@code next()} that starts once {@code closing} is set does the recycling itself
- * and throws, so a consumer calling {@code next()} in a loop cannot keep close() out.
+ * <p>Why there is no atomic instruction per record: for close() on another thread to learn whether
+ * a next() is under way before it recycled that call's buffers, each next() would need a store-load
+ * fence (it had a compare-and-swap, a third of the consumer's time per 8-byte record in the
+ * many-channel shape). Instead the held buffers never change hands: close() on another thread only
+ * closes the gate (which recycles what is queued there and wakes a waiting next()) and sets
+ * {@code closing}; the consumer's thread recycles what it holds at its next call, which then throws.
+ * The only fence left is the one a thread pays when it calls next() for the first time
+ * ({@link #consumer}, a Dekker pair with {@code closing}, so that a close() that saw no consumer
+ * knows no buffer is held) and two volatile stores around each wait in the gate (per buffer, not
+ * per record).
  */
 public final class RecordReader implements AutoCloseable {
 
-    /** {@code access}: no call is under way. */
-    private static final int IDLE = 0;
-    /** {@code access}: a {@code next()} or a close's recycling is under way; its thread owns the fields. */
-    private static final int BUSY = 1;
-    /** {@code access}: closed and recycled; terminal. */
-    private static final int CLOSED = 2;
-    /** How often close() spins on a running next() before it starts to park. */
-    private static final int CLOSE_SPINS = 1_000;
-    /** How long close() parks at a time while a next() is still running. */
-    private static final long CLOSE_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
-
-    private static final VarHandle ACCESS;
-
-    static {
-        try {
-            ACCESS = MethodHandles.lookup().findVarHandle(RecordReader.class, "access", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final Logger LOG = LoggerFactory.getLogger(RecordReader.class);
 
     private final InputGate gate;
     private final ChannelDeserializer[] deserializers;
-    /** Owned by whoever holds {@code access} BUSY (as is every non-final field below but the two volatiles). */
+    /** Owned by the consumer's thread, as is every non-final, non-volatile field below. */
     private final ReusableRecordOrEvent holder = new ReusableRecordOrEvent();
 
-    /** IDLE, BUSY or CLOSED (class Javadoc); accessed through {@link #ACCESS}. */
-    @SuppressWarnings("unused") // accessed through ACCESS
-    private volatile int access = IDLE;
-    /** Set by {@link #close()} before it closes the gate, so a woken next() knows why the gate ended. */
+    /** Set by {@link #close()} before it closes the gate, so the consumer knows why the gate ended. */
     private volatile boolean closing;
-    /** Serializes close() calls, so a second close returns only once the first has recycled everything. */
-    private final Object closeLock = new Object();
+    /**
+     * The thread that called {@link #next()} last, or null before the first call. Written (a volatile store, so a
+     * full fence) only when a thread calls next() for the first time, before it touches any buffer and before it
+     * reads {@code closing}; close() writes {@code closing} and then reads this: one of the two sees the other.
+     */
+    private volatile Thread consumer;
+    /** The thread waiting in the gate inside next(), or null; how a second calling thread is caught. */
+    private volatile Thread waiter;
+    /** Serializes the recycling of a close with that of a consumer that saw {@code closing}; rare paths only. */
+    private final Object recycleLock = new Object();
 
-    /** The gate has finished; {@link #next()} returns null. Owned by the BUSY holder. */
+    /** The consumer recycled everything after a close; next() throws. Guarded by recycleLock when set. */
+    private boolean closed;
+    /** The gate has finished; {@link #next()} returns null. Consumer's thread. */
     private boolean finished;
-    /** The buffer being read, or null; owned by this reader. Owned by the BUSY holder. */
+    /** The buffer being read, or null; owned by this reader. Consumer's thread. */
     private BufferOrEvent current;
-    /** The unread bytes of {@link #current}; its position is the next byte to read. Owned by the BUSY holder. */
+    /** The unread bytes of {@link #current}; its position is the next byte to read. Consumer's thread. */
     private ByteBuffer currentData;
-    /** A duplicate of {@link #currentData}, positioned on each record handed out without a copy. BUSY holder. */
+    /** A duplicate of {@link #currentData}, positioned on each record handed out without a copy. Consumer's thread. */
     private ByteBuffer currentView;
-    /** The deserializer of {@link #current}'s channel (looked up once per buffer). Owned by the BUSY holder. */
+    /** The deserializer of {@link #current}'s channel (looked up once per buffer). Consumer's thread. */
     private ChannelDeserializer currentDeserializer;
-    /** The channel of {@link #current} (read once per buffer, not per record). Owned by the BUSY holder. */
+    /** The channel of {@link #current} (read once per buffer, not per record). Consumer's thread. */
     private int currentChannel;
-    /** A buffer or event the last returned record or event points into; recycled by the next call. BUSY holder. */
+    /** A buffer or event the last returned record or event points into; recycled by the next call. Consumer's thread. */
     private BufferOrEvent handedOut;
 
     /**
@@ -104,43 +92,51 @@ public final class RecordReader implements AutoCloseable {
 
     /**
      * Blocks until the next record or event is there. The returned object and its data are valid
-     * until the next call; the reader reuses them.
+     * until the next call; the reader reuses them. A close() on another thread does not end that
+     * validity: the consumer's own next call does.
      *
      * @return the next record or event, or null once every channel of the gate has ended
-     * @throws IOException when the gate fails, or a channel's stream ends inside a record or is corrupt
+     * @throws IOException when the gate fails, or a channel's stream ends inside a record or is corrupt,
+     *     or (a {@link ShuffleException}) when close() ends a wait for data
      * @throws InterruptedException when the thread is interrupted while waiting
-     * @throws IllegalStateException after {@link #close()} (also when close() runs at the same time), or when
-     *     another thread is inside next()
+     * @throws IllegalStateException after {@link #close()}, or when another thread is waiting inside next()
      */
     public RecordOrEvent next() throws IOException, InterruptedException {
-        // One compare-and-swap per record instead of a monitor's two (class Javadoc); the release store in the
-        // finally block is a plain store on x86.
-        if (!ACCESS.compareAndSet(this, IDLE, BUSY)) {
-            throw notIdle();
+        // Two plain loads on x86 per record; the fence is paid only by a thread's first call (enter).
+        Thread thread = Thread.currentThread();
+        if (consumer != thread) {
+            enter(thread);
         }
         if (closing) {
-            throw closeFromNext();
+            throw closedFromNext();
         }
-        try {
-            return read();
-        } finally {
-            ACCESS.setRelease(this, IDLE);
+        return read(thread);
+    }
+
+    /** {@code thread} calls next() for the first time (or again after another thread did). */
+    private void enter(Thread thread) {
+        Thread waiting = waiter;
+        if (waiting != null && waiting != thread) {
+            throw new IllegalStateException("RecordReader.next() called by " + thread.getName()
+                    + " while another call of next() was under way (by " + waiting.getName()
+                    + "): one consumer thread at a time");
         }
+        consumer = thread; // volatile store, then the caller's volatile load of closing: the Dekker pair of close()
     }
 
     /**
-     * close() has begun while this next() holds {@code access}: recycles here and ends CLOSED, so a consumer
-     * calling next() in a loop cannot keep close() out.
+     * The consumer saw {@code closing}: recycles what it holds (it owns those buffers, so it is safe here) and
+     * marks the reader closed.
      *
      * @return the exception for next() to throw
      */
-    private IllegalStateException closeFromNext() {
+    private IllegalStateException closedFromNext() {
         recycleAllAndClose();
         return new IllegalStateException("RecordReader.next() called after close()");
     }
 
-    /** The body of {@link #next()}; the caller holds {@code access} BUSY. */
-    private RecordOrEvent read() throws IOException, InterruptedException {
+    /** The body of {@link #next()}, on the consumer's thread. */
+    private RecordOrEvent read(Thread thread) throws IOException, InterruptedException {
         if (finished) {
             return null;
         }
@@ -157,9 +153,10 @@ public final class RecordReader implements AutoCloseable {
                 }
                 releaseCurrent(false);
             }
-            Optional<BufferOrEvent> next = gate.getNext();
+            Optional<BufferOrEvent> next = awaitNext(thread);
             if (next.isEmpty()) {
                 if (closing) {
+                    recycleAllAndClose();
                     // Not the end of the data: reporting null would tell the caller it read everything.
                     throw new ShuffleException("RecordReader was closed while next() was waiting");
                 }
@@ -176,71 +173,68 @@ public final class RecordReader implements AutoCloseable {
         }
     }
 
+    /** The gate's next buffer or event, with {@link #waiter} set while the call may block (once per buffer). */
+    private Optional<BufferOrEvent> awaitNext(Thread thread) throws IOException, InterruptedException {
+        waiter = thread;
+        try {
+            return gate.getNext();
+        } finally {
+            waiter = null;
+        }
+    }
+
     /**
-     * Closes the gate and recycles every buffer the reader holds; idempotent; any thread. When a
-     * {@link #next()} is running on another thread, waits until it has returned (it does so
-     * promptly: the closed gate ends a wait).
+     * Closes the gate; idempotent; any thread. On the consumer's thread (the one that called {@link #next()}
+     * last), before any next(), or once the consumer's thread has ended, it also recycles the buffers the reader
+     * holds at once.
+     *
+     * <p>From another thread while the consumer's thread lives, it recycles through the gate what is queued
+     * there and wakes a next() waiting in it, but leaves the at most two buffers the consumer holds (the one it
+     * reads, the one its last record points into) to the consumer: its next call of next() recycles them and
+     * throws, as does its own close(). So the record the consumer holds stays intact however the threads
+     * interleave. A consumer thread that lives on and never touches the reader again keeps those buffers out of
+     * the pool; once the environment is closed their memory goes with the reader to the garbage collector
+     * (a destroyed pool frees what comes back and never frees what is still out).
      */
     @Override
     public void close() {
-        closing = true;
+        closing = true; // volatile store, then the volatile load of consumer below: the Dekker pair of enter()
         try {
-            gate.close(); // first, without holding access: wakes a next() blocked in gate.getNext()
+            gate.close(); // wakes a next() waiting in gate.getNext()
         } finally {
-            synchronized (closeLock) {
-                takeOverAndRecycle();
-            }
-        }
-    }
-
-    /** Waits until no next() runs, then recycles everything and leaves the reader CLOSED. */
-    private void takeOverAndRecycle() {
-        boolean interrupted = false;
-        int spins = 0;
-        while (true) {
-            int seen = (int) ACCESS.getAcquire(this);
-            if (seen == CLOSED) {
-                break; // an earlier close, or a next() that saw closing, recycled everything
-            }
-            if (seen == IDLE && ACCESS.compareAndSet(this, IDLE, BUSY)) {
+            Thread owner = consumer;
+            Thread self = Thread.currentThread();
+            if (owner == null) {
+                // No next() has run (one starting now sees closing before it touches a buffer): nothing is held.
+            } else if (owner == self || !owner.isAlive()) {
+                // The owner is here, or has ended (its end happens-before isAlive() returning false).
                 recycleAllAndClose();
-                break;
-            }
-            if (spins < CLOSE_SPINS) {
-                spins++;
-                Thread.onSpinWait();
             } else {
-                LockSupport.parkNanos(this, CLOSE_PARK_NANOS);
-                // An interrupt would make every park return at once; keep it for the caller and keep waiting.
-                interrupted |= Thread.interrupted();
+                LOG.debug("RecordReader closed by {} while its consumer {} lives: the consumer's next call "
+                        + "recycles the buffers it holds", self.getName(), owner.getName());
             }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 
-    /** Recycles the held buffers and leaves the reader CLOSED; the caller holds {@code access} BUSY. */
+    /**
+     * Recycles the held buffers and marks the reader closed. Runs on the consumer's thread, or on a closing thread
+     * that knows the consumer's is gone or was never there; the lock orders it with a new consumer thread that saw
+     * {@code closing} at its first call.
+     */
     private void recycleAllAndClose() {
-        try {
-            recycleHandedOut();
-        } finally {
+        synchronized (recycleLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
             try {
+                recycleHandedOut();
+            } finally {
                 if (current != null) {
                     releaseCurrent(false);
                 }
-            } finally {
-                ACCESS.setRelease(this, CLOSED);
             }
         }
-    }
-
-    private IllegalStateException notIdle() {
-        if ((int) ACCESS.getAcquire(this) == CLOSED || closing) {
-            return new IllegalStateException("RecordReader.next() called after close()");
-        }
-        return new IllegalStateException("RecordReader.next() called by " + Thread.currentThread().getName()
-                + " while another call of next() was under way: one consumer thread at a time");
     }
 
     private void startReading(BufferOrEvent buffer) {

@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 
 /**
  * The one {@link RecordOrEvent} a {@link RecordReader} hands out again and again, so that reading
- * a record allocates nothing. Not thread-safe: written by the reader while it holds its access word (inside next()), read by the
- * consumer thread between two calls of {@link RecordReader#next()}.
+ * a record allocates nothing. Not thread-safe: written by the reader inside next() and read between two calls of
+ * {@link RecordReader#next()}, both on the reader's consumer thread.
  */
 final class ReusableRecordOrEvent implements RecordOrEvent {
 

@@ -18,11 +18,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link RecordReader#close()} from another thread while the consumer calls {@link RecordReader#next()} in a loop:
- * the reader's contract is that close() recycles every buffer exactly once and returns only when it has, that a
- * record handed out is never read from a recycled buffer, and that the consumer sees nothing but its records in
- * order, then either {@link IllegalStateException} (next() after or during close) or {@link ShuffleException}
- * (closed while waiting). The buffers here overwrite their bytes when recycled, as a pool reusing the memory would,
- * so a read of a recycled buffer shows as a wrong record or a corrupt length.
+ * the reader's contract is that close() never recycles a buffer the consumer holds (the consumer's next call does),
+ * so every buffer is recycled exactly once, no record handed out is ever read from a recycled buffer, and the
+ * consumer sees nothing but its records in order, then either {@link IllegalStateException} (next() after close)
+ * or {@link ShuffleException} (closed while waiting). The buffers here overwrite their bytes when recycled, as a
+ * pool reusing the memory would, so a read of a recycled buffer shows as a wrong or poisoned record or a corrupt
+ * length.
  */
 class RecordReaderCloseRaceTest {
 
@@ -64,12 +65,12 @@ class RecordReaderCloseRaceTest {
 
             reader.close();
 
-            // close() has returned: every buffer is back, whatever the consumer is doing now.
+            // The consumer's next call ends its loop and recycles what it held: then every buffer is back, once.
+            Throwable end = consumer.await(Duration.ofSeconds(10));
+            assertTrue(unexpected.isEmpty(), "round " + round + ": " + unexpected);
             for (TestBuffer buffer : buffers) {
                 assertEquals(1, buffer.recycleCount(), "round " + round + ": " + buffer + " recycled");
             }
-            Throwable end = consumer.await(Duration.ofSeconds(10));
-            assertTrue(unexpected.isEmpty(), "round " + round + ": " + unexpected);
             if (end instanceof ShuffleException) {
                 assertEquals("RecordReader was closed while next() was waiting", end.getMessage());
                 closedWhileWaiting++;
@@ -101,6 +102,88 @@ class RecordReaderCloseRaceTest {
     }
 
     @Test
+    void closeFromAnotherThread_whileTheConsumerHoldsARecord_leavesItIntact_untilTheConsumersNextCall()
+            throws Exception {
+        byte[] first = FramedStream.record(8, 1);
+        TestBuffer buffer = TestBuffer.poisonedOnRecycle(0, FramedStream.frame(List.of(first, new byte[8])));
+        TestBuffer queued = TestBuffer.poisonedOnRecycle(0, FramedStream.frame(List.of(new byte[8])));
+        ScriptedInputGate gate = new ScriptedInputGate(1);
+        gate.add(buffer);
+        gate.add(queued);
+        RecordReader reader = new RecordReader(gate);
+        ByteBuffer held = reader.next().data();
+
+        BackgroundTask.start("closer", reader::close).await(Duration.ofSeconds(10));
+
+        assertEquals(1, gate.closeCalls(), "the gate is closed at once");
+        assertEquals(0, buffer.recycleCount(), "the buffer the consumer reads stays the consumer's");
+        byte[] bytes = new byte[held.remaining()];
+        held.duplicate().get(bytes);
+        assertArrayEquals(first, bytes, "the record the consumer holds is intact after a close on another thread");
+        IllegalStateException failure = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                reader::next);
+        assertEquals("RecordReader.next() called after close()", failure.getMessage());
+        assertEquals(1, buffer.recycleCount(), "the consumer's next call recycled it");
+        reader.close();
+        assertEquals(1, buffer.recycleCount());
+    }
+
+    @Test
+    void closeFromAnotherThread_onceTheConsumersThreadHasEnded_recyclesWhatItHeldAtOnce() throws Exception {
+        TestBuffer buffer = TestBuffer.poisonedOnRecycle(0, FramedStream.frame(List.of(new byte[8], new byte[8])));
+        ScriptedInputGate gate = new ScriptedInputGate(1);
+        gate.add(buffer);
+        RecordReader reader = new RecordReader(gate);
+        BackgroundTask<Void> consumer = BackgroundTask.start("short-lived-consumer", () -> {
+            reader.next();
+        });
+        consumer.await(Duration.ofSeconds(10));
+        consumer.thread().join(10_000);
+        assertFalse(consumer.thread().isAlive());
+
+        reader.close();
+
+        assertEquals(1, buffer.recycleCount(), "nobody is left to read it, so close() recycles it");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, reader::next);
+        assertEquals(1, buffer.recycleCount());
+    }
+
+    @Test
+    void readerHandedToAnotherThread_readsOnInOrder_andACloseThereRecyclesAtOnce() throws Exception {
+        List<byte[]> records = List.of(FramedStream.record(8, 1), FramedStream.record(8, 2), FramedStream.record(8, 3));
+        TestBuffer buffer = TestBuffer.poisonedOnRecycle(0, FramedStream.frame(records));
+        ScriptedInputGate gate = new ScriptedInputGate(1);
+        gate.add(buffer);
+        RecordReader reader = new RecordReader(gate);
+        assertArrayEquals(records.get(0), bytesOf(reader.next()));
+
+        // The join of the task is the happens-before edge the hand-off needs.
+        byte[] second = BackgroundTask.start("next-consumer", () -> bytesOf(reader.next()))
+                .await(Duration.ofSeconds(10));
+        assertArrayEquals(records.get(1), second);
+        assertArrayEquals(records.get(2), bytesOf(reader.next()), "back on the first thread, in order");
+
+        reader.close();
+
+        assertEquals(1, buffer.recycleCount(), "closed on the thread that read last: recycled at once");
+    }
+
+    @Test
+    void closeFromAnotherThread_beforeAnyNext_thenNextThrows_andNothingIsHeld() throws Exception {
+        TestBuffer buffer = TestBuffer.poisonedOnRecycle(0, FramedStream.frame(List.of(new byte[8])));
+        ScriptedInputGate gate = new ScriptedInputGate(1);
+        gate.add(buffer);
+        RecordReader reader = new RecordReader(gate);
+
+        BackgroundTask.start("closer", reader::close).await(Duration.ofSeconds(10));
+
+        IllegalStateException failure = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                reader::next);
+        assertEquals("RecordReader.next() called after close()", failure.getMessage());
+        assertTrue(gate.handedOut().isEmpty(), "next() took nothing from the closed gate");
+    }
+
+    @Test
     void secondThreadCallingNext_whileOneWaits_getsAnIllegalStateException_andTheWaitingCallIsUndisturbed()
             throws Exception {
         byte[] payload = FramedStream.record(8, 3);
@@ -120,6 +203,7 @@ class RecordReaderCloseRaceTest {
         assertTrue(failure.getMessage().contains("while another call of next() was under way"), failure.getMessage());
         gate.addBuffers(0, List.of(FramedStream.frame(List.of(payload))));
         assertArrayEquals(payload, waiting.await(Duration.ofSeconds(10)));
+        waiting.thread().join(10_000); // the consumer's thread has ended: close() recycles what it held at once
         reader.close();
         assertFalse(gate.handedOut().isEmpty());
         for (TestBuffer handedOut : gate.handedOut()) {
@@ -129,14 +213,11 @@ class RecordReaderCloseRaceTest {
 
     /**
      * The consumer: reads until next() throws, checking every record; returns what ended the loop. A wrong record,
-     * a null (the gate never finishes here) or any other exception goes to {@code unexpected}. A record whose bytes
-     * are all {@link TestBuffer#POISON} is legal only as the last one: the contract lets close() recycle the buffer
-     * of the record the consumer holds, and then the following next() must throw; a record read from a recycled
-     * buffer inside next() shows as a poisoned length, a double recycle, or a poisoned record followed by more.
+     * a null (the gate never finishes here), a record touched by {@link TestBuffer#POISON} (read from a recycled
+     * buffer, inside next() or while the consumer held it) or any other exception goes to {@code unexpected}.
      */
     private static Throwable readUntilStopped(RecordReader reader, ConcurrentLinkedQueue<Throwable> unexpected) {
         long expected = 0;
-        boolean poisonSeen = false;
         try {
             while (true) {
                 RecordOrEvent next = reader.next();
@@ -144,17 +225,13 @@ class RecordReaderCloseRaceTest {
                     unexpected.add(new AssertionError("next() returned null: the gate never finished"));
                     return null;
                 }
-                if (poisonSeen) {
-                    unexpected.add(new AssertionError("record " + expected + " was poisoned (its buffer recycled),"
-                            + " yet next() went on handing out records"));
-                    return null;
-                }
                 ByteBuffer data = next.data();
                 byte[] actual = new byte[data.remaining()];
                 data.duplicate().get(actual);
                 if (isTouchedByPoison(actual)) {
-                    poisonSeen = true; // wholly or partly: close() may recycle while the consumer reads
-                    continue;
+                    unexpected.add(new AssertionError("record " + expected + " was read from a recycled buffer: "
+                            + java.util.Arrays.toString(actual)));
+                    return null;
                 }
                 if (!java.util.Arrays.equals(recordBytes(expected), actual)) {
                     unexpected.add(new AssertionError("record " + expected + " read as "
@@ -166,14 +243,19 @@ class RecordReaderCloseRaceTest {
         } catch (IllegalStateException | ShuffleException expectedEnd) {
             if (expectedEnd.getMessage().startsWith("Corrupt record stream")) {
                 unexpected.add(expectedEnd); // a poisoned length: next() read a recycled buffer
-            } else if (poisonSeen && !(expectedEnd instanceof IllegalStateException)) {
-                unexpected.add(new AssertionError("a poisoned record, then " + expectedEnd));
             }
             return expectedEnd;
         } catch (Throwable t) { // NPE, AssertionError of a double recycle, ...: all a broken protocol
             unexpected.add(t);
             return t;
         }
+    }
+
+    private static byte[] bytesOf(RecordOrEvent recordOrEvent) {
+        ByteBuffer data = recordOrEvent.data().duplicate();
+        byte[] bytes = new byte[data.remaining()];
+        data.get(bytes);
+        return bytes;
     }
 
     /** Record {@code sequence}'s bytes: 7 bits of it per byte, then their complements; never a POISON byte. */

@@ -19,13 +19,18 @@ import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A consumer that leaves early (its gate closed) neither blocks its producer nor disturbs the other consumers, and
- * a consumer waiting in a gate that is closed under it wakes up.
+ * A consumer that leaves early (its gate closed) neither blocks its producer nor disturbs the other consumers, a
+ * consumer waiting in a gate that is closed under it wakes up, and a reader closed by another thread leaves the
+ * record its consumer holds intact and gets its buffers back through that consumer.
  */
 class EarlyConsumerExitTest {
 
@@ -92,6 +97,50 @@ class EarlyConsumerExitTest {
             assertTrue(failure instanceof IOException || failure instanceof IllegalStateException,
                     "a closed gate is reported as a failure of the read, not as the end of the data: " + failure);
         }
+    }
+
+    @EveryLayout
+    void readerClosedByAnotherThread_whileItsConsumerHoldsARecord_leavesTheRecordIntact_andTheConsumerGivesBackItsBuffers(
+            Layout layout) throws Exception {
+        try (ShuffleFixture shuffle = ShuffleFixture.start(layout, CONFIG)) {
+            RegisteredPartition partition = shuffle.registerPartition(1);
+            ResultPartitionWriter writer = shuffle.createWriter("producer", partition);
+            writer.setup();
+            RecordReader reader = shuffle.setUpReader("consumer", 0, partition);
+            BackgroundTask<Long> producer = shuffle.fork("producer", () -> {
+                RecordGenerator records = generator(0);
+                RecordTraffic.emit(writer, 0, records, 2L * READ_BEFORE_LEAVING);
+                writer.finish();
+                return records.nextSequence();
+            });
+            CountDownLatch holding = new CountDownLatch(1);
+            CountDownLatch closed = new CountDownLatch(1);
+            BackgroundTask<String> consumer = shuffle.fork("consumer", () -> {
+                RecordTraffic.read(reader, new RecordVerifier("consumer", new int[] {0}), READ_BEFORE_LEAVING);
+                ByteBuffer held = reader.next().data();
+                byte[] before = bytesOf(held);
+                holding.countDown();
+                closed.await();
+                boolean intact = Arrays.equals(before, bytesOf(held));
+                IllegalStateException end = assertThrows(IllegalStateException.class, reader::next);
+                return intact + ": " + end.getMessage();
+            });
+            holding.await();
+            producer.await(Await.EVENTUALLY);
+
+            reader.close(); // from the test's thread while the consumer, alive, holds a record
+
+            closed.countDown();
+            assertEquals("true: RecordReader.next() called after close()", consumer.await(Await.EVENTUALLY),
+                    "the held record is intact after the close, and the consumer's next call ends its reading");
+            // The fixture's close checks that every segment is back in every environment.
+        }
+    }
+
+    private static byte[] bytesOf(ByteBuffer data) {
+        byte[] bytes = new byte[data.remaining()];
+        data.duplicate().get(bytes);
+        return bytes;
     }
 
     private static RecordGenerator generator(int channel) {

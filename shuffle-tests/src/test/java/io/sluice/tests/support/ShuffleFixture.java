@@ -306,7 +306,8 @@ public final class ShuffleFixture implements AutoCloseable {
 
     /**
      * @param gate a gate (or union of gates) to read records from; the reader owns it
-     * @return the reader, closed with the fixture (which recycles the buffers it still holds)
+     * @return the reader, closed with the fixture (before and after the tasks end, so that it recycles the buffers
+     *     it still holds)
      */
     public RecordReader reader(InputGate gate) {
         RecordReader reader = new RecordReader(gate);
@@ -365,6 +366,11 @@ public final class ShuffleFixture implements AutoCloseable {
             closeAndRecord(writer::close, "writer of partition " + writer.partitionId(), problems);
         }
         stopTasks(tasksToStop, problems);
+        // Again, now that the tasks' threads have ended: a close from this thread leaves a living consumer's held
+        // buffers to that consumer (RecordReader.close()), and a task that stopped reading holds up to two.
+        for (RecordReader reader : readersToClose) {
+            closeAndRecord(reader::close, "a record reader", problems);
+        }
         for (ShuffleEnvironment environment : environments) {
             closeAndRecord(environment::close, "environment " + environment.resourceId(), problems);
         }
