@@ -1,5 +1,6 @@
 package io.sluice.api;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -61,7 +62,8 @@ public final class RecordReader implements AutoCloseable {
     /** Serializes the recycling of a close with that of a consumer that saw {@code closing}; rare paths only. */
     private final Object recycleLock = new Object();
 
-    /** The consumer recycled everything after a close; next() throws. Guarded by recycleLock when set. */
+    /** Everything was recycled after a close; next() throws. */
+    @GuardedBy("recycleLock")
     private boolean closed;
     /** The gate has finished; {@link #next()} returns null. Consumer's thread. */
     private boolean finished;
