@@ -19,6 +19,12 @@ public final class BufferBuilder implements AutoCloseable {
 
     private final MemorySegment segment;
 
+    /**
+     * The segment's memory, written into directly ({@link MemorySegment#writerMemory()} says why and why it is safe:
+     * this builder's reference to {@link #buffer} keeps the segment from being freed until {@link #close()}).
+     */
+    private final ByteBuffer memory;
+
     private final CommittedPosition committed = CommittedPosition.unfinished();
 
     /** Bytes appended so far (committed or not). */
@@ -41,6 +47,7 @@ public final class BufferBuilder implements AutoCloseable {
     public BufferBuilder(MemorySegment segment, BufferRecycler recycler) {
         this.buffer = new Buffer(segment, recycler);
         this.segment = segment;
+        this.memory = segment.writerMemory();
         this.maxCapacity = segment.size();
     }
 
@@ -67,7 +74,7 @@ public final class BufferBuilder implements AutoCloseable {
     public int append(ByteBuffer source) {
         checkWritable();
         int toCopy = Math.min(source.remaining(), maxCapacity - writePosition);
-        segment.put(writePosition, source, toCopy);
+        MemorySegment.copyIn(memory, writePosition, source, source.position(), toCopy);
         writePosition += toCopy;
         return toCopy;
     }
@@ -83,7 +90,7 @@ public final class BufferBuilder implements AutoCloseable {
         if (maxCapacity - writePosition < Integer.BYTES) {
             return false;
         }
-        segment.putInt(writePosition, value);
+        memory.putInt(writePosition, value);
         writePosition += Integer.BYTES;
         return true;
     }
@@ -101,7 +108,7 @@ public final class BufferBuilder implements AutoCloseable {
         if (maxCapacity - writePosition - Integer.BYTES < source.remaining()) {
             return false;
         }
-        writePosition += segment.putPrefixed(writePosition, prefix, source);
+        writePosition += MemorySegment.putPrefixed(memory, writePosition, prefix, source);
         committed.commit(writePosition);
         return true;
     }

@@ -235,4 +235,38 @@ class MemorySegmentTest {
         }
         segment.free();
     }
+
+    /**
+     * The small-record path (a prefix, then a record of up to 16 bytes copied without a loop): every length around
+     * its branches, from a sliced little-endian heap source, lands as a big-endian prefix and then the bytes in
+     * order at an odd offset, advances the source to its limit and leaves the neighbouring bytes alone.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 4, 7, 8, 9, 12, 15, 16, 17, 24, 100})
+    void putPrefixed_writesTheBigEndianPrefix_thenExactlyTheBytes(int length) {
+        MemorySegment segment = MemorySegment.allocateOffHeap(256);
+        for (int i = 0; i < 256; i++) {
+            segment.put(i, (byte) 0x5A);
+        }
+        byte[] backing = new byte[length + 10];
+        for (int i = 0; i < backing.length; i++) {
+            backing[i] = (byte) (i * 31 + 7);
+        }
+        ByteBuffer source = ByteBuffer.wrap(backing, 3, length + 5).slice().order(ByteOrder.LITTLE_ENDIAN);
+        source.position(2).limit(2 + length);
+
+        int written = segment.putPrefixed(13, 0x01020304, source);
+
+        assertEquals(4 + length, written);
+        assertEquals(2 + length, source.position());
+        assertEquals(0x01020304, segment.getInt(13));
+        for (int i = 0; i < 256; i++) {
+            if (i >= 13 && i < 17) {
+                continue;
+            }
+            byte expected = i >= 17 && i < 17 + length ? backing[3 + 2 + i - 17] : (byte) 0x5A;
+            assertEquals(expected, segment.get(i), "byte " + i + " after a prefixed record of " + length + " bytes");
+        }
+        segment.free();
+    }
 }
