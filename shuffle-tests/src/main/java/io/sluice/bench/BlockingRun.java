@@ -53,6 +53,8 @@ final class BlockingRun {
             long probeBytes = Math.min(requested > 0 ? requested : 1L << 30, 1L << 30);
             Path directory = tmpDir(config);
             DiskLimits before = DiskLimits.measure(directory, probeBytes);
+            // A run larger than the probe is also set against dd writing as much, through the page cache.
+            double volumeWriteBefore = requested > probeBytes ? DiskLimits.bufferedWriteOf(directory, requested) : 0;
             ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
             List<ShuffleEnvironmentContext> contexts = new ArrayList<>();
             for (int i = 0; i < options.environments(); i++) {
@@ -70,7 +72,16 @@ final class BlockingRun {
                 if (phases.failure() != null) {
                     return summary(phases, before);
                 }
-                return summary(phases, aroundTheRound(before, directory, probeBytes));
+                DiskLimits limits = aroundTheRound(before, directory, probeBytes);
+                if (volumeWriteBefore > 0) {
+                    double volumeWrite = (volumeWriteBefore + DiskLimits.bufferedWriteOf(directory, requested)) / 2;
+                    err.println(String.format(Locale.ROOT, "  dd write of the run's %s through the page cache (mean "
+                                    + "of before the run and after the read): %s; sluice write %s = %.2fx",
+                            Units.gigabytes(requested), DiskLimits.rate(volumeWrite),
+                            DiskLimits.rate(phases.writeRate()), phases.writeRate() / volumeWrite));
+                    return summary(phases, limits, volumeWrite);
+                }
+                return summary(phases, limits);
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
@@ -214,6 +225,14 @@ final class BlockingRun {
 
     /** The run's summary from the measured round {@code run}; {@code limits} is null when dd did not run. */
     private RunSummary summary(Phases run, DiskLimits limits) {
+        return summary(run, limits, 0);
+    }
+
+    /**
+     * The run's summary; {@code volumeWrite} is dd's buffered write of the run's volume in bytes/s
+     * ({@link DiskLimits#bufferedWriteOf}), 0 when the run was not larger than the probe.
+     */
+    private RunSummary summary(Phases run, DiskLimits limits, double volumeWrite) {
         MeasuredRun.Outcome write = run.write();
         MeasuredRun.Outcome read = run.read();
         Throwable failure = run.failure();
@@ -228,6 +247,10 @@ final class BlockingRun {
             phases += String.format(Locale.ROOT, " (dd page cache: write %.2fx, read %.2fx; direct: write %.2fx, "
                             + "read %.2fx)", writeRate / limits.writeCached(), readRate / limits.readCached(),
                     writeRate / limits.writeDirect(), readRate / limits.readDirect());
+            if (volumeWrite > 0) {
+                phases += String.format(Locale.ROOT, "; dd writing as much through the page cache: write %.2fx",
+                        writeRate / volumeWrite);
+            }
         }
         MemoryPeak memory = larger(write.memory(), read.memory());
         String codec = options.shuffleConfig().get(ShuffleOptions.COMPRESSION_CODEC);

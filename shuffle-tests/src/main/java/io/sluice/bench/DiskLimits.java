@@ -68,6 +68,27 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
     }
 
     /**
+     * A buffered dd write of {@code bytes} (whole MiB), once: the page-cache limit for a write as large as the run's.
+     * Past the kernel's dirty-page thresholds ({@code vm.dirty_background_ratio}, {@code vm.dirty_ratio}) a writer
+     * is throttled toward the pace of write-back, so the 1 GiB probe of {@link #measure} says nothing about a 4 GB
+     * write (on the project's VM, 2026-12-02: 1.3-1.8 GB/s for 1 GiB, 0.38-1.1 GB/s for 4 GiB). The file is deleted
+     * and the file system synced afterwards, so what follows does not share the disk with its write-back.
+     *
+     * @return bytes/s
+     * @throws IOException when dd or sync cannot run or fails
+     */
+    static double bufferedWriteOf(Path directory, long bytes) throws IOException, InterruptedException {
+        long mebibytes = Math.max(1, bytes >> 20);
+        Path probe = directory.resolve("sluice-dd-volume-" + ProcessHandle.current().pid());
+        try {
+            return dd("if=/dev/zero", "of=" + probe, "bs=1M", "count=" + mebibytes);
+        } finally {
+            Files.deleteIfExists(probe);
+            flush(directory);
+        }
+    }
+
+    /**
      * Writes the file system's dirty pages to disk ({@code sync -f}), so that what follows does not compete with the
      * kernel's write-back of what came before: a read phase that followed a write of 4 GB ran while the kernel wrote
      * 2.2 GB of dirty pages back, on the disk and CPUs that dd's read, on a quiet disk, had to itself.

@@ -1,11 +1,15 @@
 package io.sluice.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,6 +18,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DiskLimitsTest {
+
+    @Test
+    void bufferedWriteOf_measuresARate_andLeavesNoFileBehind(@TempDir Path directory) throws Exception {
+        double rate = DiskLimits.bufferedWriteOf(directory, 3L << 20);
+
+        assertTrue(rate > 0, "rate " + rate);
+        try (Stream<Path> left = Files.list(directory)) {
+            assertEquals(List.of(), left.toList(), "the probe file is deleted");
+        }
+    }
 
     @Test
     void median_ofThreeRuns_isTheMiddleRate_whateverTheirOrder() {
