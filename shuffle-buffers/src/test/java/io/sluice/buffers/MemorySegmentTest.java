@@ -215,16 +215,9 @@ class MemorySegmentTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 100})
     void putFromHeapSlice_copiesExactlyTheBytes_inOrder(int length) {
-        MemorySegment segment = MemorySegment.allocateOffHeap(256);
-        for (int i = 0; i < 256; i++) {
-            segment.put(i, (byte) 0x5A);
-        }
-        byte[] backing = new byte[length + 10];
-        for (int i = 0; i < backing.length; i++) {
-            backing[i] = (byte) (i * 31 + 7);
-        }
-        ByteBuffer source = ByteBuffer.wrap(backing, 3, length + 5).slice().order(ByteOrder.LITTLE_ENDIAN);
-        source.position(2);
+        MemorySegment segment = filledSegment();
+        byte[] backing = numberedBytes(length + 10);
+        ByteBuffer source = slicedSource(backing, length);
 
         segment.put(13, source, length);
 
@@ -244,16 +237,10 @@ class MemorySegmentTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 4, 7, 8, 9, 12, 15, 16, 17, 24, 100})
     void putPrefixed_writesTheBigEndianPrefix_thenExactlyTheBytes(int length) {
-        MemorySegment segment = MemorySegment.allocateOffHeap(256);
-        for (int i = 0; i < 256; i++) {
-            segment.put(i, (byte) 0x5A);
-        }
-        byte[] backing = new byte[length + 10];
-        for (int i = 0; i < backing.length; i++) {
-            backing[i] = (byte) (i * 31 + 7);
-        }
-        ByteBuffer source = ByteBuffer.wrap(backing, 3, length + 5).slice().order(ByteOrder.LITTLE_ENDIAN);
-        source.position(2).limit(2 + length);
+        MemorySegment segment = filledSegment();
+        byte[] backing = numberedBytes(length + 10);
+        ByteBuffer source = slicedSource(backing, length);
+        source.limit(2 + length);
 
         int written = segment.putPrefixed(13, 0x01020304, source);
 
@@ -268,5 +255,32 @@ class MemorySegmentTest {
             assertEquals(expected, segment.get(i), "byte " + i + " after a prefixed record of " + length + " bytes");
         }
         segment.free();
+    }
+
+    /** 256 bytes off heap, each 0x5A, so that a byte written where it should not be shows. */
+    private static MemorySegment filledSegment() {
+        MemorySegment segment = MemorySegment.allocateOffHeap(256);
+        for (int i = 0; i < 256; i++) {
+            segment.put(i, (byte) 0x5A);
+        }
+        return segment;
+    }
+
+    private static byte[] numberedBytes(int count) {
+        byte[] bytes = new byte[count];
+        for (int i = 0; i < count; i++) {
+            bytes[i] = (byte) (i * 31 + 7);
+        }
+        return bytes;
+    }
+
+    /**
+     * {@code backing} from index 3, as a little-endian slice (a non-zero array offset) positioned at 2, with
+     * {@code length + 3} bytes remaining: the source shape the small-copy paths must get right.
+     */
+    private static ByteBuffer slicedSource(byte[] backing, int length) {
+        ByteBuffer source = ByteBuffer.wrap(backing, 3, length + 5).slice().order(ByteOrder.LITTLE_ENDIAN);
+        source.position(2);
+        return source;
     }
 }
