@@ -73,15 +73,9 @@ final class BlockingRun {
                     return summary(phases, before);
                 }
                 DiskLimits limits = aroundTheRound(before, directory, probeBytes);
-                if (volumeWriteBefore > 0) {
-                    double volumeWrite = (volumeWriteBefore + DiskLimits.bufferedWriteOf(directory, requested)) / 2;
-                    err.println(String.format(Locale.ROOT, "  dd write of the run's %s through the page cache (mean "
-                                    + "of before the run and after the read): %s; sluice write %s = %.2fx",
-                            Units.gigabytes(requested), DiskLimits.rate(volumeWrite),
-                            DiskLimits.rate(phases.writeRate()), phases.writeRate() / volumeWrite));
-                    return summary(phases, limits, volumeWrite);
-                }
-                return summary(phases, limits);
+                double volumeWrite = volumeWriteBefore > 0
+                        ? (volumeWriteBefore + DiskLimits.bufferedWriteOf(directory, requested)) / 2 : 0;
+                return summary(phases, limits, volumeWrite);
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
@@ -248,6 +242,10 @@ final class BlockingRun {
                             + "read %.2fx)", writeRate / limits.writeCached(), readRate / limits.readCached(),
                     writeRate / limits.writeDirect(), readRate / limits.readDirect());
             if (volumeWrite > 0) {
+                err.println(String.format(Locale.ROOT, "  dd write of the run's %s through the page cache (mean of "
+                                + "before the run and after the read): %s; sluice write %s = %.2fx",
+                        Units.gigabytes(options.workload().totalBytes()), DiskLimits.rate(volumeWrite),
+                        DiskLimits.rate(writeRate), writeRate / volumeWrite));
                 phases += String.format(Locale.ROOT, "; dd writing as much through the page cache: write %.2fx",
                         writeRate / volumeWrite);
             }
