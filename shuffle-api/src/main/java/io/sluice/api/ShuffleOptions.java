@@ -196,6 +196,18 @@ public final class ShuffleOptions {
             ConfigValueType.BYTES, ConfigValueRule.atLeast(1));
 
     /**
+     * The most network memory one blocking partition gathers before it writes a region to disk; borrowed from the
+     * environment's spare network memory, given back early when others need it.
+     */
+    public static final ConfigOption<Long> BLOCKING_WRITE_MEMORY = new ConfigOption<>(
+            "shuffle.blocking.write-memory", 16L << 20,
+            "The most network memory (of shuffle.memory.total) one blocking partition fills before it writes it to "
+                    + "disk as one region: larger regions mean longer sequential reads and writes. Borrowed from the "
+                    + "memory no other pool needs (a partition always gets its subpartitions + 1 buffers) and given "
+                    + "back early, by writing the region, when another pool or gate needs it.",
+            ConfigValueType.BYTES, ConfigValueRule.atLeast(1));
+
+    /**
      * How a blocking partition's data reaches a TCP connection without TLS or compression: sendfile from the file
      * (always), through the read memory (never), or sendfile only to consumers on other hosts (auto).
      */
@@ -221,7 +233,7 @@ public final class ShuffleOptions {
             SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,
             SSL_TRUSTSTORE_PASSWORD, SSL_PROVIDER, SSL_HANDSHAKE_TIMEOUT,
             NETTY_HEARTBEAT_INTERVAL, NETTY_HEARTBEAT_TIMEOUT,
-            TMP_DIRS, BLOCKING_READ_MEMORY, BLOCKING_ZERO_COPY, COMPRESSION_CODEC);
+            TMP_DIRS, BLOCKING_READ_MEMORY, BLOCKING_WRITE_MEMORY, BLOCKING_ZERO_COPY, COMPRESSION_CODEC);
 
     private ShuffleOptions() {
     }

@@ -92,6 +92,9 @@ public final class LocalBufferPool implements BufferRecycler {
     @GuardedBy("lock")
     private boolean subscribedToGlobal;
 
+    /** Asked to give buffers back when a redistribution leaves more of them out than the quota; or null. */
+    private volatile Runnable overQuotaListener;
+
     /** Written under the lock; volatile for lock-free reads in {@link #isDestroyed()}. */
     private volatile PoolState state = PoolState.ACTIVE;
 
@@ -164,6 +167,19 @@ public final class LocalBufferPool implements BufferRecycler {
         checkSubpartition(targetSubpartition);
         MemorySegment segment = requestSegment(targetSubpartition, true);
         return segment == null ? null : new BufferBuilder(segment, recyclerFor(targetSubpartition));
+    }
+
+    /**
+     * Registers the owner's way of giving buffers back early: after the global pool lowers this pool's quota below
+     * the buffers its owner holds (another pool or an exclusive request needs them), {@code listener} runs once
+     * per such redistribution, on the redistributing thread (the one creating a pool or requesting exclusive
+     * segments), with no lock held. An owner that recycles its buffers only at its own pace (a blocking
+     * partition keeps a whole region before writing it) would otherwise keep the requester waiting until it
+     * happened to recycle them. The listener must not block on locks its owner may hold while it waits for
+     * buffers; {@code null} removes it.
+     */
+    public void setOverQuotaListener(Runnable listener) {
+        overQuotaListener = listener;
     }
 
     /**
@@ -387,9 +403,27 @@ public final class LocalBufferPool implements BufferRecycler {
         }
     }
 
-    /** After a quota change: takes segments it may now take, updates availability. No lock may be held. */
+    /**
+     * After a quota change: takes segments it may now take, updates availability, and asks the
+     * {@linkplain #setOverQuotaListener over-quota listener} for buffers when more are out than the quota allows.
+     * No lock may be held.
+     */
     void onResized() {
         settle();
+        Runnable listener = overQuotaListener;
+        if (listener == null) {
+            return;
+        }
+        boolean overQuota;
+        lock.lock();
+        try {
+            overQuota = state == PoolState.ACTIVE && numberOfRequestedSegments - overdraftSegments > currentPoolSize;
+        } finally {
+            lock.unlock();
+        }
+        if (overQuota) {
+            listener.run();
+        }
     }
 
     // ---------------------------------------------------------------- internals

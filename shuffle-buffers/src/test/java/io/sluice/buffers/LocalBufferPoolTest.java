@@ -121,6 +121,34 @@ class LocalBufferPoolTest {
         held.subList(5, 10).forEach(Buffer::recycleBuffer);
     }
 
+    /**
+     * The over-quota listener runs when a redistribution leaves more buffers out than the new quota, on the thread
+     * that caused it; not when the quota still covers what is out, nor when it grows. Here the listener gives
+     * back what it holds, which is what lets the exclusive request be served at once.
+     */
+    @Test
+    void aRedistributionBelowTheBuffersOut_asksTheOverQuotaListenerForThem() throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, UNBOUNDED);
+        List<Buffer> held = request(pool, 8);
+        List<Thread> calls = new ArrayList<>();
+        pool.setOverQuotaListener(() -> {
+            calls.add(Thread.currentThread());
+            held.forEach(Buffer::recycleBuffer);
+            held.clear();
+        });
+
+        List<MemorySegment> fits = global.requestUnpooledMemorySegments(1); // quota 9 still covers the 8 out
+        assertEquals(List.of(), calls, "listener calls while the quota covers the buffers out");
+
+        List<MemorySegment> exclusive = global.requestUnpooledMemorySegments(5); // quota 4, 8 out
+        assertEquals(List.of(Thread.currentThread()), calls, "one call, on the requesting thread");
+        assertEquals(5, exclusive.size());
+
+        global.recycleUnpooledMemorySegments(exclusive);
+        global.recycleUnpooledMemorySegments(fits);
+        assertEquals(1, calls.size(), "growing the quota again calls nobody");
+    }
+
     // LBP-4
     @Test
     void shrinkWhileBuffersSitIdle_returnsTheExcessAtOnce() throws IOException {

@@ -166,7 +166,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             NettyShuffleDescriptor shuffleDescriptor = nettyDescriptor(descriptor.shuffleDescriptor());
             if (descriptor.type() == PartitionType.BLOCKING) {
                 created.add(new SortMergeResultPartition(shuffleDescriptor.partitionId(), ownerName,
-                        descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, fileManager,
+                        descriptor.numberOfSubpartitions(), partitionManager, this::createBlockingPartitionPool, fileManager,
                         blockingReads, compressor));
             } else if (descriptor.type() == PartitionType.PIPELINED_BOUNDED) {
                 created.add(new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
@@ -354,8 +354,18 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
 
     private LocalBufferPool createPartitionPool(ResultPartitionId partitionId, int subpartitions)
             throws ShuffleException {
+        return createPartitionPool(partitionId, subpartitions, config.partitionMaxBuffers(subpartitions));
+    }
+
+    /** A blocking partition's pool: the same minimum, but up to shuffle.blocking.write-memory for its regions. */
+    private LocalBufferPool createBlockingPartitionPool(ResultPartitionId partitionId, int subpartitions)
+            throws ShuffleException {
+        return createPartitionPool(partitionId, subpartitions, config.blockingPartitionMaxBuffers(subpartitions));
+    }
+
+    private LocalBufferPool createPartitionPool(ResultPartitionId partitionId, int subpartitions, int max)
+            throws ShuffleException {
         int required = config.partitionRequiredBuffers(subpartitions);
-        int max = config.partitionMaxBuffers(subpartitions);
         try {
             return networkBufferPool.createBufferPool(required, max, subpartitions,
                     config.maxBuffersPerSubpartition());

@@ -250,7 +250,7 @@ final class BlockingRun {
                         writeRate / volumeWrite);
             }
         }
-        MemoryPeak memory = larger(write.memory(), read.memory());
+        MemoryPeak memory = MemoryPeak.larger(write.memory(), read.memory());
         String codec = options.shuffleConfig().get(ShuffleOptions.COMPRESSION_CODEC);
         String shape = options.producers() + " producers x " + options.consumers() + " consumers, "
                 + options.environments() + (options.environments() == 1 ? " environment" : " environments, transport "
@@ -271,9 +271,5 @@ final class BlockingRun {
         List<FlowSample> samples = new ArrayList<>(write.flow().samples());
         samples.addAll(read.flow().samples());
         return new FlowSummary(samples);
-    }
-
-    private static MemoryPeak larger(MemoryPeak a, MemoryPeak b) {
-        return a.processPeakRssBytes() >= b.processPeakRssBytes() ? a : b;
     }
 }

@@ -15,4 +15,17 @@ record MemoryPeak(long networkPeakBytes, long networkTotalBytes, int buffersAtPe
 
     /** No environment, nothing measured. */
     static final MemoryPeak NONE = new MemoryPeak(0, 0, 0, 0, 0, -1);
+
+    /**
+     * The peaks of two phases of one run over the same environments: each figure the larger of the two (the
+     * network peak with its buffer count). The write phase of a blocking run has its network peak, the read phase
+     * its peak RSS (which never falls).
+     */
+    static MemoryPeak larger(MemoryPeak a, MemoryPeak b) {
+        MemoryPeak network = a.networkPeakBytes() >= b.networkPeakBytes() ? a : b;
+        return new MemoryPeak(network.networkPeakBytes(), Math.max(a.networkTotalBytes(), b.networkTotalBytes()),
+                network.buffersAtPeak(), Math.max(a.totalBuffers(), b.totalBuffers()),
+                Math.max(a.directPeakBytes(), b.directPeakBytes()),
+                Math.max(a.processPeakRssBytes(), b.processPeakRssBytes()));
+    }
 }

@@ -33,6 +33,7 @@ import java.util.List;
  * @param tls                     the TLS settings, or null when TLS is disabled
  * @param tmpDirs                 directories for blocking partitions' files (never empty)
  * @param blockingReadMemory      bytes this environment uses to read blocking partitions, all readers together
+ * @param blockingWriteMemory     the most bytes of network memory one blocking partition fills before writing a region
  * @param blockingZeroCopy        auto, always or never: when blocking partitions' data goes to TCP by sendfile
  * @param compressionCodec        none or lz4
  */
@@ -43,7 +44,7 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                                 Duration connectTimeout, Duration bindTimeout, Duration initialBackoff,
                                 Duration maxBackoff, Duration heartbeatInterval, Duration heartbeatTimeout,
                                 TlsSettings tls, List<String> tmpDirs, long blockingReadMemory,
-                                String blockingZeroCopy, String compressionCodec) {
+                                long blockingWriteMemory, String blockingZeroCopy, String compressionCodec) {
 
     /**
      * Reads and checks the context's configuration.
@@ -96,6 +97,7 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 tls,
                 tmpDirs(config.get(ShuffleOptions.TMP_DIRS)),
                 config.get(ShuffleOptions.BLOCKING_READ_MEMORY),
+                config.get(ShuffleOptions.BLOCKING_WRITE_MEMORY),
                 config.get(ShuffleOptions.BLOCKING_ZERO_COPY),
                 config.get(ShuffleOptions.COMPRESSION_CODEC));
     }
@@ -127,6 +129,15 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
     /** Buffers a partition's pool must hold at least: one per subpartition, plus one to switch buffers. */
     public int partitionRequiredBuffers(int subpartitions) {
         return subpartitions + 1;
+    }
+
+    /**
+     * The most buffers a blocking partition's pool may take: {@code shuffle.blocking.write-memory} in segments, and
+     * never fewer than a pipelined partition's pool ({@link #partitionMaxBuffers}).
+     */
+    public int blockingPartitionMaxBuffers(int subpartitions) {
+        long writeBuffers = Math.min(Integer.MAX_VALUE, blockingWriteMemory / segmentSize);
+        return Math.max(partitionMaxBuffers(subpartitions), (int) writeBuffers);
     }
 
     /** The most buffers a partition's pool may take: as many as its consumers can credit, plus the floating share. */

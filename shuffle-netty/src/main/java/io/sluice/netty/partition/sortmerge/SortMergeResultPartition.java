@@ -34,6 +34,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A blocking partition in the sort-merge style: records are framed ({@link io.sluice.api.RecordFraming}) into
@@ -49,6 +50,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #isReleased()} from any thread, under {@code stateLock} (guards the state, the readers and the file
  * deletion). A release from another thread first destroys the pool (waking a blocked producer), then takes
  * {@code emitLock} to recycle the region's buffers. Lock order: {@code emitLock}, then {@code stateLock}.
+ *
+ * <p>Memory: the pool may grow to {@code shuffle.blocking.write-memory} (fewer buffers when the environment has
+ * less to spare), so a region is that large. When a redistribution lowers the pool's quota below the buffers the
+ * open region holds (another pool or a gate's exclusive request in the same environment needs them), the region is
+ * written early: at once on the redistributing thread when no emit is under way, else by the emit in progress as
+ * it ends. So an idle writer never keeps memory that others wait for. That is why the pool is created outside this
+ * partition's locks: creating it may ask other blocking partitions to write their regions on this thread.
  */
 public final class SortMergeResultPartition extends AbstractResultPartition {
 
@@ -74,7 +82,10 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     private final int segmentSize;
     private final int fileOrder = FILE_ORDER.incrementAndGet();
 
-    private final Object emitLock = new Object();
+    /** A lock rather than a monitor: the pool's over-quota listener only tries it, never waits for it. */
+    private final ReentrantLock emitLock = new ReentrantLock();
+    /** The pool's quota fell below what the open region holds: write the region as soon as no emit is under way. */
+    private volatile boolean spillRequested;
     /** The buffer being filled, per subpartition; index {@code subpartitions} is the broadcast run. */
     @GuardedBy("emitLock")
     private final Buffer[] current;
@@ -124,14 +135,18 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
 
     @Override
     public void setup() throws IOException {
-        synchronized (emitLock) {
+        checkNotSetUp();
+        // Outside this partition's locks (see the class comment): the redistribution may spill other partitions.
+        LocalBufferPool pool = poolFactory.createPartitionPool(partitionId, subpartitions);
+        emitLock.lock();
+        try {
             synchronized (stateLock) {
                 if (state != State.CREATED) {
-                    throw new IllegalStateException("partition " + partitionId + " of " + ownerName
-                            + " is already set up (state " + state + ")");
+                    pool.lazyDestroy();
+                    checkNotSetUp();
                 }
                 directory = fileManager.nextDirectory();
-                bufferPool = poolFactory.createPartitionPool(partitionId, subpartitions);
+                bufferPool = pool;
                 try {
                     fileWriter = new PartitionFileWriter(PartitionFiles.dataFile(directory, partitionId),
                             PartitionFiles.indexFile(directory, partitionId), subpartitions, segmentSize, compressor);
@@ -151,16 +166,28 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
                     throw e;
                 }
                 state = State.RUNNING;
+                pool.setOverQuotaListener(this::onPoolOverQuota);
             }
+        } finally {
+            emitLock.unlock();
         }
         LOG.debug("Set up blocking partition {} of {} with {} subpartitions in {}", partitionId, ownerName,
                 subpartitions, directory);
     }
 
+    private void checkNotSetUp() {
+        State now = state;
+        if (now != State.CREATED) {
+            throw new IllegalStateException("partition " + partitionId + " of " + ownerName
+                    + " is already set up (state " + now + ")");
+        }
+    }
+
     @Override
     public void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException {
         checkSubpartitionIndex(targetSubpartition);
-        synchronized (emitLock) {
+        emitLock.lock();
+        try {
             checkAcceptingRecords();
             if (broadcastRegion) {
                 // Broadcast data and per-subpartition data never share a region.
@@ -169,30 +196,44 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
             }
             writeRecord(record, targetSubpartition);
             counters.onRecords(1);
+            spillIfRequested();
+        } finally {
+            emitLock.unlock();
         }
+        afterEmit();
     }
 
     @Override
     public void broadcastRecord(ByteBuffer record) throws IOException {
-        synchronized (emitLock) {
+        emitLock.lock();
+        try {
             checkAcceptingRecords();
             enterBroadcastRegion();
             writeRecord(record, subpartitions);
             // Stored once, read by every subpartition: counted as the API counts a broadcast.
             counters.onRecords(subpartitions);
+            spillIfRequested();
+        } finally {
+            emitLock.unlock();
         }
+        afterEmit();
     }
 
     /** Events are kept in order with the records in a blocking partition: {@code priority} changes nothing. */
     @Override
     public void broadcastEvent(ByteBuffer event, boolean priority) throws IOException {
         checkEventSize(event);
-        synchronized (emitLock) {
+        emitLock.lock();
+        try {
             checkAcceptingRecords();
             enterBroadcastRegion();
             closeCurrent(subpartitions);
             regionBuffers[subpartitions].add(EventSerializer.userEvent(event));
+            spillIfRequested();
+        } finally {
+            emitLock.unlock();
         }
+        afterEmit();
     }
 
     /**
@@ -236,7 +277,8 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     @Override
     public void finish() throws IOException {
         LocalBufferPool pool;
-        synchronized (emitLock) {
+        emitLock.lock();
+        try {
             State now = state;
             if (now != State.RUNNING) {
                 if (now == State.RELEASED) {
@@ -262,6 +304,8 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
             }
             LOG.debug("Blocking partition {} of {} finished: {} regions, {} bytes in {}", partitionId, ownerName,
                     regions, bytes, directory);
+        } finally {
+            emitLock.unlock();
         }
         // The data is on disk: the writing memory goes back to the environment.
         pool.lazyDestroy();
@@ -306,9 +350,12 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
             // Wakes a producer blocked on the pool; it sees RELEASED.
             pool.lazyDestroy();
         }
-        synchronized (emitLock) {
+        emitLock.lock();
+        try {
             recycleRegionBuffers();
             closeWriterQuietly();
+        } finally {
+            emitLock.unlock();
         }
         ProducerFailedException readFailure = new ProducerFailedException("blocking partition " + partitionId
                 + " of " + ownerName + " was released while it was being read"
@@ -414,6 +461,47 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         }
         return new ShuffleException("blocking partition " + partitionId + " of " + ownerName + " was released"
                 + (cause == null ? "" : ": " + cause.getMessage()), cause);
+    }
+
+    /**
+     * The pool's listener (any thread, no lock held): the quota fell below the buffers out, and the open region holds
+     * most of them. Writes the region now if no emit is under way; otherwise that emit does as it ends.
+     */
+    private void onPoolOverQuota() {
+        spillRequested = true;
+        afterEmit();
+    }
+
+    /** Writes the open region if the pool asked for its buffers. */
+    @GuardedBy("emitLock")
+    private void spillIfRequested() throws IOException {
+        if (spillRequested) {
+            spillRequested = false;
+            spillRegion();
+        }
+    }
+
+    /**
+     * After an emit released {@code emitLock}: a request that came while it held the lock (and after its own check)
+     * is served here, unless another emit has the lock again (it checks before it lets go). The request's volatile
+     * write comes before its failed {@code tryLock}, so an emit that lets go afterwards sees it.
+     */
+    private void afterEmit() {
+        if (!spillRequested || !emitLock.tryLock()) {
+            return;
+        }
+        try {
+            if (state == State.RUNNING) {
+                spillIfRequested();
+            }
+        } catch (IOException e) {
+            // failWrite has failed and released the partition, logged the error, and the producer's next call
+            // throws it; this thread (a writer's, or one requesting memory) has nothing to add.
+            LOG.debug("Writing the region of {} early, for the memory another pool needs, failed: {}", this,
+                    e.toString());
+        } finally {
+            emitLock.unlock();
+        }
     }
 
     @GuardedBy("emitLock")

@@ -5,6 +5,7 @@ import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
@@ -14,6 +15,7 @@ import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.SharedFileChannel;
 import io.sluice.testing.Await;
+import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import org.junit.jupiter.api.AfterEach;
@@ -30,6 +32,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -101,6 +104,101 @@ class SortMergeResultPartitionTest {
                         throw new InsufficientBuffersException(e.getMessage());
                     }
                 }, files, scheduler, compressor);
+    }
+
+    /** A pool of at least a buffer per subpartition plus one that grows to {@code maxBuffers} while there is room. */
+    private SortMergeResultPartition newGrowingPartition(int maxBuffers) {
+        return new SortMergeResultPartition(ResultPartitionId.random(), "producer", SUBPARTITIONS, manager,
+                (id, n) -> {
+                    try {
+                        return networkPool.createBufferPool(n + 1, maxBuffers);
+                    } catch (IOException e) {
+                        throw new InsufficientBuffersException(e.getMessage());
+                    }
+                }, files, reads, null);
+    }
+
+    /** Records of 1,000 bytes to the subpartitions in turn, numbered from {@code first}, appended to {@code expected}. */
+    private static void writeNumberedRecords(SortMergeResultPartition partition, int first, int count,
+                                             ByteArrayOutputStream[] expected) throws IOException {
+        for (int i = first; i < first + count; i++) {
+            byte[] record = new byte[1000];
+            Arrays.fill(record, (byte) i);
+            int target = i % SUBPARTITIONS;
+            partition.emitRecord(ByteBuffer.wrap(record), target);
+            expected[target].writeBytes(ByteBuffer.allocate(4 + record.length).putInt(record.length).put(record).array());
+        }
+    }
+
+    private static ByteArrayOutputStream[] emptyStreams() {
+        ByteArrayOutputStream[] streams = new ByteArrayOutputStream[SUBPARTITIONS];
+        for (int s = 0; s < SUBPARTITIONS; s++) {
+            streams[s] = new ByteArrayOutputStream();
+        }
+        return streams;
+    }
+
+    private void assertEverySubpartitionReads(SortMergeResultPartition partition, ByteArrayOutputStream[] expected)
+            throws IOException {
+        for (int s = 0; s < SUBPARTITIONS; s++) {
+            ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), s, () -> { });
+            assertArrayEquals(expected[s].toByteArray(), readToTheEnd(view), "subpartition " + s);
+            view.releaseAllResources();
+        }
+    }
+
+    /**
+     * A writer that filled most of the environment's memory and went idle (no emit, no finish) holds its region in
+     * memory. A request for exclusive segments that only that memory can serve lowers the pool's quota; the
+     * partition then writes its region on the requesting thread, so the request is served at once instead of
+     * timing out (before the over-quota listener it waited the pool's 5 s and failed).
+     */
+    @Test
+    void anIdleWritersRegion_isWrittenEarly_whenAnotherRequestNeedsItsMemory() throws Exception {
+        networkPool.destroy();
+        networkPool = new NetworkBufferPool(64, SEGMENT, Duration.ofSeconds(5));
+        SortMergeResultPartition partition = newGrowingPartition(60);
+        partition.setup();
+        ByteArrayOutputStream[] expected = emptyStreams();
+        writeNumberedRecords(partition, 0, 190, expected); // about 47 segments of 4 KiB, all in the open region
+        assertTrue(networkPool.getNumberOfAvailableMemorySegments() < 20,
+                "free segments while the region is open: " + networkPool.getNumberOfAvailableMemorySegments());
+
+        List<MemorySegment> exclusive = networkPool.requestUnpooledMemorySegments(40);
+        assertEquals(40, exclusive.size());
+        networkPool.recycleUnpooledMemorySegments(exclusive);
+
+        writeNumberedRecords(partition, 190, 100, expected);
+        partition.finish();
+        assertEquals(2, partition.regions(), "the region written early and the last one");
+        assertEverySubpartitionReads(partition, expected);
+        partition.release(null);
+    }
+
+    /**
+     * The same while the writer is busy: requests come while it holds the emit lock, and either the request's
+     * thread or the emit in progress writes the region. Every request is served, every byte arrives in order.
+     */
+    @Test
+    void requestsWhileTheWriterEmits_areServedByTheEmitInProgress_andNoRecordIsLost() throws Exception {
+        networkPool.destroy();
+        networkPool = new NetworkBufferPool(64, SEGMENT, Duration.ofSeconds(10));
+        SortMergeResultPartition partition = newGrowingPartition(60);
+        partition.setup();
+        ByteArrayOutputStream[] expected = emptyStreams();
+        BackgroundTask<Void> writer = BackgroundTask.start("busy-writer",
+                () -> writeNumberedRecords(partition, 0, 20_000, expected));
+        int served = 0;
+        while (!writer.result().isDone()) {
+            List<MemorySegment> exclusive = networkPool.requestUnpooledMemorySegments(40);
+            served += exclusive.size();
+            networkPool.recycleUnpooledMemorySegments(exclusive);
+        }
+        writer.await();
+        assertTrue(served > 0, "no request was made while the writer ran");
+        partition.finish();
+        assertEverySubpartitionReads(partition, expected);
+        partition.release(null);
     }
 
     @Test
