@@ -112,9 +112,14 @@ class SluiceFlinkJobTest {
         env.execute("exactly once");
 
         assertTrue(FailOnceAfterCheckpoint.failed(), "the injected failure happened");
+        // The restarted attempt's sources replay from the restored checkpoint: values pass the map again. Whether
+        // the sink also shows duplicates depends on whether the failed attempt's last updates reached it before the
+        // failure (a race with the latest checkpoint; seen once under load with exactly 100,000 updates), so only
+        // "at least once" is asserted there; the per-key state below is what exactly-once means.
+        assertTrue(FailOnceAfterCheckpoint.valuesInLaterAttempts() > 0, "the job ran on in a restarted attempt");
         List<Tuple3<Long, Long, Long>> updates = CollectingSink.results("exactly-once");
-        assertTrue(updates.size() > RECORDS, "records after the restored checkpoint were replayed: "
-                + updates.size() + " updates for " + RECORDS + " records");
+        assertTrue(updates.size() >= RECORDS, "every record's update reached the sink: " + updates.size()
+                + " updates for " + RECORDS + " records");
         assertEquals(KeyedAggregationJob.expected(RECORDS, KEYS), KeyedAggregationJob.finalAggregates(updates),
                 "per-key state after the restore: neither lost nor counted twice");
         SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
