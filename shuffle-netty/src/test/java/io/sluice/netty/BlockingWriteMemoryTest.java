@@ -1,23 +1,15 @@
 package io.sluice.netty;
 
 import io.sluice.api.InputGate;
-import io.sluice.api.PartitionDescriptor;
-import io.sluice.api.PartitionType;
-import io.sluice.api.ProducerDescriptor;
-import io.sluice.api.ResultPartitionDeploymentDescriptor;
-import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
-import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.testing.EnvironmentFixture;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.ByteBuffer;
-import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -40,36 +32,30 @@ class BlockingWriteMemoryTest {
                     .with(ShuffleOptions.BLOCKING_WRITE_MEMORY, writeSegments * EnvironmentFixture.SEGMENT_SIZE);
             ShuffleEnvironment environment = fixture.localEnvironment(config);
             environment.start();
-            NettyShuffleServiceFactory factory = new NettyShuffleServiceFactory();
-            try (ShuffleMaster master = factory.createShuffleMaster(ShuffleConfig.empty())) {
-                ShuffleDescriptor descriptor = master.registerPartitionWithProducer(
-                        new PartitionDescriptor(ResultPartitionId.random(), PartitionType.BLOCKING, 2, 0),
-                        new ProducerDescriptor(environment.resourceId(), environment.dataAddress())).get();
-                ResultPartitionWriter writer = environment.createResultPartitionWriters("blocking-producer", List.of(
-                        new ResultPartitionDeploymentDescriptor(descriptor, PartitionType.BLOCKING, 2))).get(0);
-                writer.setup();
-                ByteBuffer record = ByteBuffer.allocate(RECORD_BYTES);
-                int mostInUse = 0;
-                for (int i = 0; i < RECORDS; i++) {
-                    writer.emitRecord(record, i % 2);
-                    mostInUse = Math.max(mostInUse, writer.metrics().outputBuffersInUse());
-                }
-                assertEquals(peak, mostInUse, "buffers filled before a region was written");
-                writer.finish();
-
-                long bytesIn = 0;
-                for (int subpartition = 0; subpartition < 2; subpartition++) {
-                    InputGate gate = fixture.gate(environment, subpartition, descriptor);
-                    gate.setup();
-                    while (!gate.isFinished()) {
-                        gate.getNext().ifPresent(element -> element.recycle());
-                    }
-                    bytesIn += gate.metrics().bytesIn();
-                    gate.close();
-                }
-                assertEquals((long) RECORDS * (4 + RECORD_BYTES), bytesIn, "every framed record read back");
-                writer.close();
+            EnvironmentFixture.BlockingWriter blocking = fixture.blockingWriter(environment, 2);
+            ResultPartitionWriter writer = blocking.writer();
+            writer.setup();
+            ByteBuffer record = ByteBuffer.allocate(RECORD_BYTES);
+            int mostInUse = 0;
+            for (int i = 0; i < RECORDS; i++) {
+                writer.emitRecord(record, i % 2);
+                mostInUse = Math.max(mostInUse, writer.metrics().outputBuffersInUse());
             }
+            assertEquals(peak, mostInUse, "buffers filled before a region was written");
+            writer.finish();
+
+            long bytesIn = 0;
+            for (int subpartition = 0; subpartition < 2; subpartition++) {
+                InputGate gate = fixture.gate(environment, subpartition, blocking.descriptor());
+                gate.setup();
+                while (!gate.isFinished()) {
+                    gate.getNext().ifPresent(element -> element.recycle());
+                }
+                bytesIn += gate.metrics().bytesIn();
+                gate.close();
+            }
+            assertEquals((long) RECORDS * (4 + RECORD_BYTES), bytesIn, "every framed record read back");
+            writer.close();
         }
     }
 }

@@ -144,38 +144,33 @@ class ShuffleMetricsTest {
         try (EnvironmentFixture fixture = new EnvironmentFixture()) {
             ShuffleEnvironment environment = fixture.localEnvironment(EnvironmentFixture.config(64));
             environment.start();
-            NettyShuffleServiceFactory factory = new NettyShuffleServiceFactory();
-            try (ShuffleMaster master = factory.createShuffleMaster(ShuffleConfig.empty())) {
-                ShuffleDescriptor descriptor = master.registerPartitionWithProducer(
-                        new PartitionDescriptor(ResultPartitionId.random(), PartitionType.BLOCKING, 2, 0),
-                        new ProducerDescriptor(environment.resourceId(), environment.dataAddress())).get();
-                ResultPartitionWriter writer = environment.createResultPartitionWriters("blocking-producer", List.of(
-                        new ResultPartitionDeploymentDescriptor(descriptor, PartitionType.BLOCKING, 2))).get(0);
-                writer.setup();
-                ByteBuffer record = ByteBuffer.allocate(100);
-                int records = 1000;
-                for (int i = 0; i < records; i++) {
-                    writer.emitRecord(record, i % 2);
-                }
-                writer.broadcastRecord(record);
-                writer.finish();
-                WriterMetrics written = writer.metrics();
-                assertEquals(records + 2, written.recordsOut(), "a broadcast counts once per subpartition");
-                assertEquals((records + 1) * 104L, written.bytesOut(), "the broadcast record is stored once");
-                assertEquals(List.of(), written.backlogPerSubpartition(), "the data is on disk");
-                assertTrue(written.outputPoolUsage() >= 0 && written.outputPoolUsage() <= 1);
-
-                long bytesIn = 0;
-                for (int subpartition = 0; subpartition < 2; subpartition++) {
-                    InputGate gate = fixture.gate(environment, subpartition, descriptor);
-                    gate.setup();
-                    readToEnd(gate);
-                    bytesIn += gate.metrics().bytesIn();
-                    gate.close();
-                }
-                assertEquals((records + 2) * 104L, bytesIn, "each subpartition reads the broadcast record");
-                writer.close();
+            EnvironmentFixture.BlockingWriter blocking = fixture.blockingWriter(environment, 2);
+            ResultPartitionWriter writer = blocking.writer();
+            ShuffleDescriptor descriptor = blocking.descriptor();
+            writer.setup();
+            ByteBuffer record = ByteBuffer.allocate(100);
+            int records = 1000;
+            for (int i = 0; i < records; i++) {
+                writer.emitRecord(record, i % 2);
             }
+            writer.broadcastRecord(record);
+            writer.finish();
+            WriterMetrics written = writer.metrics();
+            assertEquals(records + 2, written.recordsOut(), "a broadcast counts once per subpartition");
+            assertEquals((records + 1) * 104L, written.bytesOut(), "the broadcast record is stored once");
+            assertEquals(List.of(), written.backlogPerSubpartition(), "the data is on disk");
+            assertTrue(written.outputPoolUsage() >= 0 && written.outputPoolUsage() <= 1);
+
+            long bytesIn = 0;
+            for (int subpartition = 0; subpartition < 2; subpartition++) {
+                InputGate gate = fixture.gate(environment, subpartition, descriptor);
+                gate.setup();
+                readToEnd(gate);
+                bytesIn += gate.metrics().bytesIn();
+                gate.close();
+            }
+            assertEquals((records + 2) * 104L, bytesIn, "each subpartition reads the broadcast record");
+            writer.close();
         }
     }
 

@@ -86,6 +86,20 @@ public final class EnvironmentFixture implements AutoCloseable {
                 new ProducerDescriptor(producerId, NO_TRANSPORT)).join();
     }
 
+    /** A writer of a new {@code BLOCKING} partition (not set up) and the descriptor its consumers read it by. */
+    public record BlockingWriter(ResultPartitionWriter writer, ShuffleDescriptor descriptor) {
+    }
+
+    /** A writer of a new {@code BLOCKING} partition of {@code environment}, registered with this fixture's master. */
+    public BlockingWriter blockingWriter(ShuffleEnvironment environment, int subpartitions) {
+        ShuffleDescriptor descriptor = master.registerPartitionWithProducer(
+                new PartitionDescriptor(ResultPartitionId.random(), PartitionType.BLOCKING, subpartitions, 0),
+                new ProducerDescriptor(environment.resourceId(), environment.dataAddress())).join();
+        ResultPartitionWriter writer = environment.createResultPartitionWriters("blocking-producer", List.of(
+                new ResultPartitionDeploymentDescriptor(descriptor, PartitionType.BLOCKING, subpartitions))).get(0);
+        return new BlockingWriter(writer, descriptor);
+    }
+
     /** A writer of a new partition of {@code environment}, not set up. */
     public ResultPartitionWriter writer(ShuffleEnvironment environment, ResultPartitionId partitionId,
                                         int subpartitions) {

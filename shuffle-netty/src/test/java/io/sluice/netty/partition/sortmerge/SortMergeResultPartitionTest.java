@@ -106,16 +106,25 @@ class SortMergeResultPartitionTest {
                 }, files, scheduler, compressor);
     }
 
-    /** A pool of at least a buffer per subpartition plus one that grows to {@code maxBuffers} while there is room. */
-    private SortMergeResultPartition newGrowingPartition(int maxBuffers) {
-        return new SortMergeResultPartition(ResultPartitionId.random(), "producer", SUBPARTITIONS, manager,
+    /**
+     * A set-up partition whose pool holds at least a buffer per subpartition plus one and grows to 60 of the 64
+     * segments while there is room, over a new network pool whose exclusive requests give up after
+     * {@code requestTimeout}.
+     */
+    private SortMergeResultPartition setUpGrowingPartition(Duration requestTimeout) throws IOException {
+        networkPool.destroy();
+        networkPool = new NetworkBufferPool(64, SEGMENT, requestTimeout);
+        SortMergeResultPartition partition = new SortMergeResultPartition(ResultPartitionId.random(), "producer",
+                SUBPARTITIONS, manager,
                 (id, n) -> {
                     try {
-                        return networkPool.createBufferPool(n + 1, maxBuffers);
+                        return networkPool.createBufferPool(n + 1, 60);
                     } catch (IOException e) {
                         throw new InsufficientBuffersException(e.getMessage());
                     }
                 }, files, reads, null);
+        partition.setup();
+        return partition;
     }
 
     /** Records of 1,000 bytes to the subpartitions in turn, numbered from {@code first}, appended to {@code expected}. */
@@ -155,10 +164,7 @@ class SortMergeResultPartitionTest {
      */
     @Test
     void anIdleWritersRegion_isWrittenEarly_whenAnotherRequestNeedsItsMemory() throws Exception {
-        networkPool.destroy();
-        networkPool = new NetworkBufferPool(64, SEGMENT, Duration.ofSeconds(5));
-        SortMergeResultPartition partition = newGrowingPartition(60);
-        partition.setup();
+        SortMergeResultPartition partition = setUpGrowingPartition(Duration.ofSeconds(5));
         ByteArrayOutputStream[] expected = emptyStreams();
         writeNumberedRecords(partition, 0, 190, expected); // about 47 segments of 4 KiB, all in the open region
         assertTrue(networkPool.getNumberOfAvailableMemorySegments() < 20,
@@ -181,10 +187,7 @@ class SortMergeResultPartitionTest {
      */
     @Test
     void requestsWhileTheWriterEmits_areServedByTheEmitInProgress_andNoRecordIsLost() throws Exception {
-        networkPool.destroy();
-        networkPool = new NetworkBufferPool(64, SEGMENT, Duration.ofSeconds(10));
-        SortMergeResultPartition partition = newGrowingPartition(60);
-        partition.setup();
+        SortMergeResultPartition partition = setUpGrowingPartition(Duration.ofSeconds(10));
         ByteArrayOutputStream[] expected = emptyStreams();
         BackgroundTask<Void> writer = BackgroundTask.start("busy-writer",
                 () -> writeNumberedRecords(partition, 0, 20_000, expected));
