@@ -166,8 +166,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             NettyShuffleDescriptor shuffleDescriptor = nettyDescriptor(descriptor.shuffleDescriptor());
             if (descriptor.type() == PartitionType.BLOCKING) {
                 created.add(new SortMergeResultPartition(shuffleDescriptor.partitionId(), ownerName,
-                        descriptor.numberOfSubpartitions(), partitionManager, this::createBlockingPartitionPool, fileManager,
-                        blockingReads, compressor));
+                        descriptor.numberOfSubpartitions(), partitionManager, this::createBlockingPartitionPool,
+                        fileManager, blockingReads, compressor));
             } else if (descriptor.type() == PartitionType.PIPELINED_BOUNDED) {
                 created.add(new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
                         descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, timer,

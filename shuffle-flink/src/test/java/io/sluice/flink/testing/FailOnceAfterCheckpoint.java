@@ -60,7 +60,7 @@ public final class FailOnceAfterCheckpoint extends RichMapFunction<Long, Long> i
         VALUES_IN_LATER_ATTEMPTS.set(0);
     }
 
-    /** @return values mapped by restarted subtasks since {@link #reset()}: above 0 once the job ran on after a restart */
+    /** @return values mapped by restarted subtasks since {@link #reset()}: above 0 once the job ran on after one */
     public static long valuesInLaterAttempts() {
         return VALUES_IN_LATER_ATTEMPTS.get();
     }

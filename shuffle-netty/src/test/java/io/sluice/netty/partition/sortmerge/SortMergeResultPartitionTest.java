@@ -127,7 +127,7 @@ class SortMergeResultPartitionTest {
         return partition;
     }
 
-    /** Records of 1,000 bytes to the subpartitions in turn, numbered from {@code first}, appended to {@code expected}. */
+    /** Records of 1,000 bytes to the subpartitions in turn, numbered from {@code first}; also into {@code expected}. */
     private static void writeNumberedRecords(SortMergeResultPartition partition, int first, int count,
                                              ByteArrayOutputStream[] expected) throws IOException {
         for (int i = first; i < first + count; i++) {
@@ -135,7 +135,8 @@ class SortMergeResultPartitionTest {
             Arrays.fill(record, (byte) i);
             int target = i % SUBPARTITIONS;
             partition.emitRecord(ByteBuffer.wrap(record), target);
-            expected[target].writeBytes(ByteBuffer.allocate(4 + record.length).putInt(record.length).put(record).array());
+            byte[] framed = ByteBuffer.allocate(4 + record.length).putInt(record.length).put(record).array();
+            expected[target].writeBytes(framed);
         }
     }
 
