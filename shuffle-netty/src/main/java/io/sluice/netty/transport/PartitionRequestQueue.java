@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The send side of one server connection: the readers of that connection, and the queue of those that have both
  * something to send and the credit for it (events need none). While the channel is writable it takes one buffer
  * from the head reader, writes it, puts the reader back at the tail if it can send more, and flushes once at the
- * end of the pass; when the channel turns writable again, it goes on.
+ * end of the pass; when the channel turns writable again, it goes on. What a read of the connection brings (credit,
+ * resumed consumption) only queues readers; the pass for all of it runs once, at the read's channelReadComplete, so
+ * a client's write of many channels' credit costs one pass and one flush (one {@code writev}), not one per message.
  *
  * <p>Threads: everything runs on the connection's event loop, except {@link #notifyReaderNonEmpty}, which producer
  * threads call. Those notifications cross over through one lock-free queue and at most one pending event-loop
@@ -55,6 +57,9 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
     private final ConcurrentLinkedQueue<CreditBasedViewReader> notifiedReaders = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drainNotifications;
+
+    /** A message of the current read queued a reader: the write pass runs at its channelReadComplete. Event loop. */
+    private boolean writeAtReadComplete;
 
     private ChannelHandlerContext ctx; // set once in handlerAdded
     private ServerReadThrottle readThrottle; // set once in handlerAdded
@@ -158,7 +163,10 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         return availableReaders.size();
     }
 
-    /** Adds credit announced by a receiver and sends what it allows. Event loop. */
+    /**
+     * Adds credit announced by a receiver; what it allows is sent at the end of the read that brought it. Event loop,
+     * within a read of the connection (a message the server handler received).
+     */
     void addCreditOrResume(InputChannelId receiverId, int credit) {
         assert ctx.executor().inEventLoop();
         CreditBasedViewReader reader = allReaders.get(receiverId);
@@ -176,12 +184,13 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
             return;
         }
         enqueueIfAvailable(reader);
-        writeAndFlush();
+        writeAtReadComplete = true;
     }
 
     /**
      * The receiver has processed the blocking event its reader sent: unblock the view and send what queued behind
-     * it. Event loop; unknown ids are ignored (the reader finished or was cancelled meanwhile).
+     * it, at the end of the read that brought the message. Event loop, within a read; unknown ids are ignored (the
+     * reader finished or was cancelled meanwhile).
      */
     void resumeConsumption(InputChannelId receiverId) {
         assert ctx.executor().inEventLoop();
@@ -191,7 +200,16 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         }
         reader.resumeConsumption();
         enqueueIfAvailable(reader);
-        writeAndFlush();
+        writeAtReadComplete = true;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (writeAtReadComplete) {
+            writeAtReadComplete = false;
+            writeAndFlush();
+        }
+        super.channelReadComplete(ctx);
     }
 
     /** Whether this connection writes file spans as FileRegions (TCP, no TLS, no compression). Any thread. */

@@ -336,6 +336,34 @@ class PartitionRequestQueueTest {
         assertEquals(10, connection.reader(RECEIVER).credit());
     }
 
+    // A consumer's client sends the credit of many channels in one write, which reaches the server as one read: one
+    // write pass and one flush for all of it, not one per AddCredit (each flush is a writev of its own)
+    @Test
+    void creditForTwoReceiversInOneRead_isServedInOnePassWithOneFlush() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        emitOneBufferRecords(partition, 0, 3);
+        emitOneBufferRecords(partition, 1, 3);
+        connection.send(request(partition, 0, RECEIVER, 0), request(partition, 1, OTHER_RECEIVER, 0));
+        connection.assertNothingWritten();
+        int flushesBefore = connection.flushes();
+
+        connection.send(new AddCredit(1, RECEIVER), new AddCredit(2, OTHER_RECEIVER), new AddCredit(1, RECEIVER));
+
+        assertEquals(1, connection.flushes() - flushesBefore, "one flush for the read's three AddCredit");
+        List<ServerConnection.Sent> sent = connection.writtenBuffers();
+        assertEquals(4, sent.size(), "every buffer the credit allows: " + sent);
+        int[] perReceiver = new int[2];
+        for (ServerConnection.Sent buffer : sent) {
+            int subpartition = buffer.receiverId().equals(RECEIVER) ? 0 : 1;
+            int index = perReceiver[subpartition]++;
+            assertSent(buffer, buffer.receiverId(), subpartition, index, index, 2 - index);
+        }
+        assertEquals(2, perReceiver[0]);
+        assertEquals(2, perReceiver[1]);
+        assertEquals(0, connection.reader(RECEIVER).credit());
+        assertEquals(0, connection.reader(OTHER_RECEIVER).credit());
+    }
+
     // PRQ-4, PRQ-5: the credit invariant under random interleavings
     @Test
     void randomDataCreditAndWritability_noDataBufferBeyondTheCreditGranted_everyRecordArrivesInOrder()
@@ -428,11 +456,18 @@ class PartitionRequestQueueTest {
     /** The buffer carries record {@code record} of {@link #emitOneBufferRecords} and the expected header. */
     private static void assertSent(ServerConnection.Sent sent, InputChannelId receiver, int sequenceNumber,
                                    int record, int backlog) {
+        assertSent(sent, receiver, 0, sequenceNumber, record, backlog);
+    }
+
+    /** As above, for a record of {@code subpartition}. */
+    private static void assertSent(ServerConnection.Sent sent, InputChannelId receiver, int subpartition,
+                                   int sequenceNumber, int record, int backlog) {
         assertEquals(receiver, sent.receiverId());
         assertEquals(DataType.DATA_BUFFER, sent.dataType());
         assertEquals(sequenceNumber, sent.sequenceNumber());
         assertEquals(backlog, sent.backlog(), "backlog announced with buffer " + sequenceNumber);
-        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, record, PartitionFixture.ONE_BUFFER_RECORD))),
+        assertArrayEquals(TestRecords.framed(List.of(
+                        TestRecords.recordBytes(subpartition, record, PartitionFixture.ONE_BUFFER_RECORD))),
                 sent.payload(), "payload of buffer " + sequenceNumber);
     }
 
