@@ -65,6 +65,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SluiceAdapterTest {
 
+    /**
+     * The window of a negative check (nothing may arrive, nothing may complete): long enough for data or an
+     * acknowledgment that is not held back to show up. A correct adapter passes without it; it gives a wrong one the
+     * time to fail.
+     */
     private static final long HOLD_BACK_CHECK_MILLIS = 300;
     private static final long WAIT_NANOS = 20_000_000_000L;
 

@@ -42,7 +42,10 @@ class BlockingEventTest {
 
     private static final int BEFORE = 50;
     private static final int AFTER = 50;
-    /** Long enough for data that is not held back to arrive: a missing block shows up as records here. */
+    /**
+     * The window of a negative check: long enough for data that is not held back to arrive, so a missing block shows
+     * up as records here. A correct gate passes without it.
+     */
     private static final long HOLD_BACK_CHECK_MILLIS = 300;
 
     @ParameterizedTest

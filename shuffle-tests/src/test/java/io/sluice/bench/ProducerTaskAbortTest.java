@@ -15,6 +15,7 @@ import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
+import io.sluice.testing.Await;
 import io.sluice.tests.support.RecordSizes;
 import org.junit.jupiter.api.Test;
 
@@ -61,10 +62,8 @@ class ProducerTaskAbortTest {
                     throw new java.util.concurrent.CompletionException(e); // get() unwraps it
                 }
             });
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(NO_HANG_SECONDS);
-            while (producer.counters().records() < 100 && !run.isDone() && System.nanoTime() < deadline) {
-                Thread.sleep(1); // until it runs: then it emits, or blocks on its full pool (nobody reads)
-            }
+            // Running: it has emitted, and goes on emitting or blocks on its full pool (nobody reads).
+            Await.until(() -> producer.counters().records() > 0 || run.isDone(), "the producer's first record");
 
             producer.abort();
 

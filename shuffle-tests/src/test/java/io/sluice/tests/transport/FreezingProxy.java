@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * A TCP proxy on loopback that forwards both ways until {@link #freeze()}, and from then on forwards nothing while
@@ -18,14 +19,14 @@ import java.util.List;
 final class FreezingProxy implements AutoCloseable {
 
     private static final int CHUNK = 16 * 1024;
-    private static final long FROZEN_POLL_MILLIS = 20;
 
     private final ServerSocket server;
     private final InetSocketAddress target;
     private final List<Socket> sockets = new ArrayList<>(); // guarded by itself
     private final List<Thread> threads = new ArrayList<>(); // guarded by sockets
     private volatile boolean frozen;
-    private volatile boolean closed;
+    /** Counted down once by {@link #close()}; a frozen pump waits on it (nothing unfreezes a proxy). */
+    private final CountDownLatch closing = new CountDownLatch(1);
 
     private FreezingProxy(ServerSocket server, InetSocketAddress target) {
         this.server = server;
@@ -50,7 +51,7 @@ final class FreezingProxy implements AutoCloseable {
     }
 
     private void acceptLoop() {
-        while (!closed) {
+        while (!isClosed()) {
             try {
                 Socket client = server.accept();
                 Socket upstream = new Socket(target.getAddress(), target.getPort());
@@ -71,23 +72,22 @@ final class FreezingProxy implements AutoCloseable {
         try {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
-            while (!closed) {
+            while (!isClosed()) {
                 if (frozen) {
-                    // Neither read nor write: the kernel buffers fill and the ends see silence.
-                    Thread.sleep(FROZEN_POLL_MILLIS);
-                    continue;
+                    // Neither read nor write until the proxy closes: the kernel buffers fill, the ends see silence.
+                    closing.await();
+                    return;
                 }
                 int read = in.read(chunk);
                 if (read < 0) {
                     to.shutdownOutput();
                     return;
                 }
-                while (frozen && !closed) {
-                    Thread.sleep(FROZEN_POLL_MILLIS);
+                if (frozen) {
+                    closing.await(); // the chunk read just before the freeze is never forwarded
+                    return;
                 }
-                if (!closed) {
-                    out.write(chunk, 0, read);
-                }
+                out.write(chunk, 0, read);
             }
         } catch (IOException | InterruptedException e) {
             // The proxy closed, or an end went away.
@@ -103,9 +103,13 @@ final class FreezingProxy implements AutoCloseable {
         thread.start();
     }
 
+    private boolean isClosed() {
+        return closing.getCount() == 0;
+    }
+
     @Override
     public void close() throws Exception {
-        closed = true;
+        closing.countDown();
         server.close();
         List<Thread> toJoin;
         synchronized (sockets) {
