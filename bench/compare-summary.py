@@ -152,6 +152,7 @@ def table(out_dir, noise):
     print(f"# ratio = Sluice / other, per round (both measured back to back), then min/median/max over the rounds;"
           f" spread = (max - min) / median of the ratio; conclusive when <= {noise * 100:.0f}% or when every round"
           f" agrees on the verdict. Latency: lower is better.")
+    cpu_table(rounds)
     checks = [(f, m) for f, m in CROSS_CHECK if any(("xcheck." + f, m) in v for v in rounds.values())]
     if checks:
         print("# cross-check, Flink side: in-repo bench/flink-peer vs PEER_DIR/run.sh, same rounds")
@@ -170,6 +171,33 @@ def table(out_dir, noise):
             f"{m}={statistics.median([v[(figure, m)] for v in rounds.values() if (figure, m) in v]):.3f}"
             for m in metrics)
         print(f"# {figure} {text} (median)")
+
+
+CPU_ROLES = ("producer", "consumer", "server", "client", "other")
+
+
+def cpu_table(rounds):
+    """CPU ns per unit (record; buffer for bulk) by thread role, median over the rounds, for every figure of ROWS
+    whose lines carry cpu_ns: where each side's CPU goes, which a throughput ratio alone does not say. On two
+    vCPUs, throughput is bounded by 2 CPUs / cpu_ns, and by how evenly the roles can share the two."""
+    figures = []
+    for row in ROWS:
+        for figure in (row[3], row[4]):
+            if figure not in figures and any((figure, "cpu_ns") in v for v in rounds.values()):
+                figures.append(figure)
+    if not figures:
+        return
+    print("# CPU ns per unit (record; 32 KiB buffer for bulk) by thread role, median over the rounds; server = the"
+          " producing side's event loop, client = the consuming side's")
+    print(f"{'figure':<50} {'total':>9} " + " ".join(f"{r:>9}" for r in CPU_ROLES) + "  n")
+    for figure in figures:
+        cells = []
+        n = 0
+        for key in ("cpu_ns",) + tuple("cpu_ns_" + r for r in CPU_ROLES):
+            xs = [v[(figure, key)] for v in rounds.values() if (figure, key) in v]
+            n = max(n, len(xs))
+            cells.append(f"{statistics.median(xs):9.1f}" if xs else f"{'-':>9}")
+        print(f"{figure:<50} " + " ".join(cells) + f" {n:>2}")
 
 
 def noisy_groups(out_dir, noise):

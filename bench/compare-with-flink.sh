@@ -29,7 +29,9 @@
 #          EXTRA_JVM_FLAGS (none): appended to the JVM flags of both sides, e.g. -XX:+AlwaysPreTouch (a heap
 #          touched up front, as in a JVM that has run for a while; a fresh JVM pays a page fault per new heap page);
 #          OUT_DIR (target/compare-DATE), JAVA (java).
-# Output:  the table on stdout; OUT_DIR/ratios.svg, a bar chart of the ratios (docs/benchmarks.md shows one);
+# Output:  the table on stdout, then the CPU per record (per buffer for bulk) of both sides by thread role (producer,
+#          consumer, the producing side's event loop, the consuming side's, other), which says where a ratio comes
+#          from; OUT_DIR/ratios.svg, a bar chart of the ratios (docs/benchmarks.md shows one);
 #          every raw log and JMH JSON file under OUT_DIR/round-N/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -127,7 +129,7 @@ sluice_figure() { # round group "run;run;..."
     "${PIN[@]}" "$JAVA" -jar "$SLUICE_JAR" jmh -f 1 -wi "$WARM" -w 1s -i "$MEAS" -r 1s -jvmArgs "$JVM_FLAGS" \
         "${SLUICE_PARAMS[@]}" -rf json -rff "$json" $run >"$txt" 2>&1 \
       || { echo "# round $round: Sluice $group failed; see $txt" >&2; continue; }
-    python3 "$ROOT/bench/jmh-to-lines.py" "$json" | suffix_names >>"$dir/sluice-$group.log"
+    python3 "$ROOT/bench/jmh-to-lines.py" "$json" "$txt" | suffix_names >>"$dir/sluice-$group.log"
   done
 }
 

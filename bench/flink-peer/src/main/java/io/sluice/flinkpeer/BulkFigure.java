@@ -45,11 +45,11 @@ final class BulkFigure {
         });
         Window window = Window.measure(tallies, timing.warmupSeconds, timing.measureSeconds);
         workers.checkHealthy();
-        FigureLine.named("flink.bulk." + channels + "ch")
+        FigureLine line = FigureLine.named("flink.bulk." + channels + "ch")
                 .with("GBps", window.bytesPerSecond() / 1e9, 3)
                 .with("buffers_per_s", window.unitsPerSecond(), 0)
-                .with("cpu_cores", window.cpuCores, 2)
-                .print();
+                .with("cpu_cores", window.cpuCores, 2);
+        window.withCpuPerUnit(line).print();
         workers.stop();
     }
 

@@ -82,6 +82,7 @@ final class RecordFigure {
                 .with("records_per_s", window.unitsPerSecond(), 0)
                 .with("MBps", window.bytesPerSecond() / 1e6, 1)
                 .with("cpu_cores", window.cpuCores, 2);
+        window.withCpuPerUnit(line);
         if (checkOrder) {
             line.with("seq_errors", outOfOrder.get());
         }
