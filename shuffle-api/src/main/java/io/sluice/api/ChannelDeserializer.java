@@ -87,6 +87,11 @@ final class ChannelDeserializer {
         return view;
     }
 
+    /** @return true when the next byte of the channel's stream starts a record's length */
+    boolean isBetweenRecords() {
+        return state == State.LENGTH && lengthBytesRead == 0;
+    }
+
     /** @return true when the channel's stream stopped inside a record */
     boolean hasPartialRecord() {
         return state == State.BODY || lengthBytesRead > 0;

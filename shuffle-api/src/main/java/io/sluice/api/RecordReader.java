@@ -71,6 +71,13 @@ public final class RecordReader implements AutoCloseable {
     private BufferOrEvent current;
     /** The unread bytes of {@link #current}; its position is the next byte to read. Consumer's thread. */
     private ByteBuffer currentData;
+    /**
+     * The next byte of {@link #currentData} to read; its own position is brought up to date only around calls of
+     * the deserializer. Consumer's thread.
+     */
+    private int readPosition;
+    /** Where {@link #currentData}'s bytes end (its limit). Consumer's thread. */
+    private int readLimit;
     /** A duplicate of {@link #currentData}, positioned on each record handed out without a copy. Consumer's thread. */
     private ByteBuffer currentView;
     /** The deserializer of {@link #current}'s channel (looked up once per buffer). Consumer's thread. */
@@ -145,11 +152,33 @@ public final class RecordReader implements AutoCloseable {
         recycleHandedOut();
         while (true) {
             if (current != null) {
-                ByteBuffer record = currentDeserializer.nextRecord(currentData, currentView);
+                ByteBuffer view = currentView;
+                int start = readPosition;
+                int available = readLimit - start;
+                // The common case, a record whose length and body lie whole in this buffer while the channel's
+                // deserializer is between records: read with int fields here, not the buffer's position, whose
+                // checked setter and getters per record cost about 4 % of the consumer's CPU per 8-byte record.
+                if (available >= RecordFraming.LENGTH_BYTES && currentDeserializer.isBetweenRecords()) {
+                    int length = currentData.getInt(start);
+                    if (length >= 0 && length <= available - RecordFraming.LENGTH_BYTES) {
+                        int end = start + RecordFraming.LENGTH_BYTES + length;
+                        view.limit(end);
+                        view.position(end - length);
+                        readPosition = end;
+                        int channel = currentChannel;
+                        if (end == readLimit) {
+                            releaseCurrent(true);
+                        }
+                        return holder.set(channel, false, view);
+                    }
+                }
+                currentData.position(start);
+                ByteBuffer record = currentDeserializer.nextRecord(currentData, view);
+                readPosition = currentData.position();
                 if (record != null) {
                     int channel = currentChannel;
-                    if (!currentData.hasRemaining()) {
-                        releaseCurrent(record == currentView);
+                    if (readPosition == readLimit) {
+                        releaseCurrent(record == view);
                     }
                     return holder.set(channel, false, record);
                 }
@@ -250,6 +279,8 @@ public final class RecordReader implements AutoCloseable {
         currentChannel = channel;
         currentDeserializer = deserializers[channel];
         currentData = buffer.data().order(ByteOrder.BIG_ENDIAN);
+        readPosition = currentData.position();
+        readLimit = currentData.limit();
         // One duplicate per buffer (not per record) serves every record handed out without a copy.
         currentView = currentData.duplicate();
     }
