@@ -10,9 +10,9 @@ import java.util.Map;
  * CPU time of this JVM's threads by role, so that a figure can say where its CPU goes per unit (record or buffer),
  * in the same roles as Sluice's side of the comparison (bench/jmh-to-lines.py): {@code producer} (the threads that
  * write records), {@code consumer}, {@code server} (the sending side's event loop: Flink's Netty server thread),
- * {@code client} (the receiving side's: Flink's Netty client thread) and {@code other} (output flushers, the JIT compiler, GC, everything else). Snapshots are taken by a figure's main
- * thread; a thread that starts between two snapshots counts from 0, one that ends is missed (both are rare inside a
- * measurement window).
+ * {@code client} (the receiving side's: Flink's Netty client thread) and {@code other} (output flushers, the JIT
+ * compiler, GC, everything else). Snapshots are taken by a figure's main thread; a thread that starts between two
+ * snapshots counts from 0, one that ends is missed (both are rare inside a measurement window).
  */
 final class ThreadRoleCpu {
 
