@@ -52,18 +52,8 @@ final class ChannelDeserializer {
      * @throws ShuffleException when a length is negative (the stream is corrupt)
      */
     ByteBuffer nextRecord(ByteBuffer source, ByteBuffer view) throws ShuffleException {
-        if (state == State.LENGTH && lengthBytesRead == 0) {
-            // The common case, length and body whole in this buffer, with absolute reads and no state change.
-            int start = source.position();
-            int available = source.limit() - start;
-            if (available >= RecordFraming.LENGTH_BYTES) {
-                int recordLength = source.getInt(start);
-                int bodyStart = start + RecordFraming.LENGTH_BYTES;
-                if (recordLength >= 0 && available - RecordFraming.LENGTH_BYTES >= recordLength) {
-                    return wholeRecord(source, view, bodyStart, recordLength);
-                }
-            }
-        }
+        // The common case, a record whole in the buffer, is RecordReader.nextWholeRecord's: here it comes only as
+        // the first record of a buffer, once per buffer.
         if (state == State.LENGTH) {
             if (!readLength(source)) {
                 return null;
@@ -94,7 +84,7 @@ final class ChannelDeserializer {
 
     /** @return true when the channel's stream stopped inside a record */
     boolean hasPartialRecord() {
-        return state == State.BODY || lengthBytesRead > 0;
+        return !isBetweenRecords();
     }
 
     /** @return where the stream stopped, for an error message */
