@@ -25,6 +25,12 @@ public final class BufferBuilder implements AutoCloseable {
      */
     private final ByteBuffer memory;
 
+    /**
+     * The address of {@link #memory}'s first byte, for {@link RawMemory}'s writes of small records; 0 when those are
+     * not used (a heap segment, or a JVM without {@code sun.misc.Unsafe}). Valid while {@link #memory} is (see there).
+     */
+    private final long address;
+
     private final CommittedPosition committed = CommittedPosition.unfinished();
 
     /** Bytes appended so far (committed or not). */
@@ -48,6 +54,7 @@ public final class BufferBuilder implements AutoCloseable {
         this.buffer = new Buffer(segment, recycler);
         this.segment = segment;
         this.memory = segment.writerMemory();
+        this.address = segment.isOffHeap() && RawMemory.AVAILABLE ? RawMemory.address(memory) : 0;
         this.maxCapacity = segment.size();
     }
 
@@ -73,8 +80,10 @@ public final class BufferBuilder implements AutoCloseable {
      */
     public int append(ByteBuffer source) {
         checkWritable();
-        int toCopy = Math.min(source.remaining(), maxCapacity - writePosition);
-        MemorySegment.copyIn(memory, writePosition, source, source.position(), toCopy);
+        int sourcePosition = source.position();
+        int toCopy = Math.min(source.limit() - sourcePosition, maxCapacity - writePosition);
+        MemorySegment.copyIn(memory, writePosition, source, sourcePosition, toCopy);
+        source.position(sourcePosition + toCopy);
         writePosition += toCopy;
         return toCopy;
     }
@@ -96,20 +105,33 @@ public final class BufferBuilder implements AutoCloseable {
     }
 
     /**
-     * Appends {@code prefix} as 4 big-endian bytes and then all of {@code source}'s remaining bytes (advancing its
-     * position to its limit), and commits them, when all of them fit; else appends nothing and leaves
-     * {@code source} as it was. The small-record path: one capacity check, one bounds check and one release store
-     * per record, instead of one each for the prefix and the body.
+     * Appends {@code prefix} as 4 big-endian bytes and then all of {@code source}'s remaining bytes, and commits
+     * them, when all of them fit; else appends nothing. Either way {@code source}'s position stays where it was, so
+     * that the caller has nothing to restore. The small-record path: one capacity check, one bounds check and one
+     * release store per record, instead of one each for the prefix and the body; a record of at most 16 bytes from
+     * a heap buffer goes into an off-heap segment through {@link RawMemory} (its range checked here), anything else
+     * through {@link MemorySegment}'s checked copy.
      *
      * @return false, appending nothing, when fewer than {@code 4 + source.remaining()} bytes are writable
      */
     public boolean appendPrefixedAndCommit(int prefix, ByteBuffer source) {
         checkWritable();
-        if (maxCapacity - writePosition - Integer.BYTES < source.remaining()) {
+        int sourcePosition = source.position();
+        int numBytes = source.limit() - sourcePosition;
+        int offset = writePosition;
+        if (maxCapacity - offset - Integer.BYTES < numBytes) {
             return false;
         }
-        writePosition += MemorySegment.putPrefixed(memory, writePosition, prefix, source);
-        committed.commit(writePosition);
+        if (address != 0 && numBytes <= MemorySegment.SMALL_COPY_BYTES && source.hasArray()) {
+            // In range: offset + 4 + numBytes <= maxCapacity <= the segment's size, checked just above.
+            RawMemory.putPrefixedSmall(address + offset, prefix, source.array(), source.arrayOffset() + sourcePosition,
+                    numBytes);
+        } else {
+            MemorySegment.putPrefixed(memory, offset, prefix, source, sourcePosition, numBytes);
+        }
+        offset += Integer.BYTES + numBytes;
+        writePosition = offset;
+        committed.commit(offset);
         return true;
     }
 

@@ -12,8 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The writer/reader pair over one segment: appends, commits, builds, finishing, trimming and the recycle rule. */
 class BufferBuilderAndConsumerTest {
@@ -363,5 +369,79 @@ class BufferBuilderAndConsumerTest {
         built.recycleBuffer();
         consumer.close();
         builder.close();
+    }
+
+    /** Every record length around the small-record branches, from heap and direct sources, into both segment kinds. */
+    static List<Arguments> prefixedRecords() {
+        List<Arguments> cases = new ArrayList<>();
+        for (boolean offHeapSegment : new boolean[] {true, false}) {
+            for (boolean directSource : new boolean[] {false, true}) {
+                for (int length : new int[] {0, 1, 7, 8, 9, 15, 16, 17, 24}) {
+                    cases.add(Arguments.of(offHeapSegment, directSource, length));
+                }
+            }
+        }
+        return cases;
+    }
+
+    // BB-8
+    // The producer's whole-record path: prefix and bytes in one call, the source's position untouched.
+    @ParameterizedTest(name = "off-heap segment {0}, direct source {1}, {2} bytes")
+    @MethodSource("prefixedRecords")
+    void appendPrefixedAndCommit_writesBigEndianPrefixThenBytes_andLeavesTheSourcePosition(
+            boolean offHeapSegment, boolean directSource, int length) {
+        MemorySegment segment = offHeapSegment ? MemorySegment.allocateOffHeap(64) : MemorySegment.wrap(new byte[64]);
+        BufferBuilder prefixed = new BufferBuilder(segment, recycler);
+        BufferConsumer consumer = prefixed.createBufferConsumer();
+        prefixed.appendAndCommit(bytes(100, 3)); // an odd offset for what follows
+        // A source that is a slice with a little-endian order and a position past its start: none of it may matter.
+        ByteBuffer backing = directSource ? ByteBuffer.allocateDirect(length + 10) : ByteBuffer.allocate(length + 10);
+        backing.put(bytes(0, length + 10));
+        ByteBuffer source = backing.position(3).slice().order(ByteOrder.LITTLE_ENDIAN);
+        source.position(2).limit(2 + length);
+
+        assertTrue(prefixed.appendPrefixedAndCommit(length, source));
+
+        assertEquals(2, source.position(), "the source's position stays where it was");
+        assertEquals(2 + length, source.limit());
+        Buffer built = consumer.build();
+        byte[] expected = new byte[3 + 4 + length];
+        System.arraycopy(range(100, 3), 0, expected, 0, 3);
+        expected[6] = (byte) length; // big-endian: the three bytes before it are 0
+        System.arraycopy(range(5, length), 0, expected, 7, length);
+        assertArrayEquals(expected, contentOf(built), "committed: the prefix, then the record's bytes");
+        built.recycleBuffer();
+        consumer.close();
+        prefixed.close();
+    }
+
+    // BB-8
+    @Test
+    void appendPrefixedAndCommit_refusesARecordThatDoesNotFit_writingNothing() {
+        BufferConsumer consumer = builder.createBufferConsumer();
+        builder.appendAndCommit(bytes(0, CAPACITY - 12));
+        ByteBuffer tooLong = bytes(50, 9);
+
+        assertFalse(builder.appendPrefixedAndCommit(9, tooLong), "4 + 9 bytes do not fit in 12");
+
+        assertEquals(0, tooLong.position());
+        assertEquals(12, builder.getWritableBytes(), "a refused record appends nothing");
+        assertTrue(builder.appendPrefixedAndCommit(8, bytes(50, 8)), "4 + 8 bytes fit exactly");
+        assertTrue(builder.isFull());
+        Buffer built = consumer.build();
+        byte[] content = contentOf(built);
+        assertArrayEquals(range(50, 8), java.util.Arrays.copyOfRange(content, CAPACITY - 8, CAPACITY));
+        built.recycleBuffer();
+        consumer.close();
+        builder.close();
+    }
+
+    // BB-8
+    @Test
+    void appendPrefixedAndCommit_onAClosedBuilder_throws() {
+        builder.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> builder.appendPrefixedAndCommit(1, bytes(0, 1)));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
 }

@@ -606,13 +606,8 @@ public final class ResultPartition extends AbstractResultPartition {
 
     private void emit(ByteBuffer record, int target) throws IOException {
         counters.onRecords(1);
-        int start = record.position();
-        try {
-            if (!appendWhole(record, target) && writeLength(record.remaining(), target)) {
-                write(record, target);
-            }
-        } finally {
-            record.position(start);
+        if (!appendWhole(record, target)) {
+            appendAcrossBuffers(record, target);
         }
         if (flushEveryRecord) {
             subpartitions[target].flush();
@@ -621,7 +616,8 @@ public final class ResultPartition extends AbstractResultPartition {
 
     /**
      * Fast path: when the whole framed record fits the current buffer, prefix and bytes go in with one append and
-     * one commit. The prefix is the 4 big-endian bytes RecordFraming.putLength writes (RecordFramingWriterTest).
+     * one commit, and the record's position is never moved (so there is nothing to restore). The prefix is the 4
+     * big-endian bytes RecordFraming.putLength writes (RecordFramingWriterTest).
      *
      * @return false, having written nothing, when there is no current buffer or the record does not fit it
      */
@@ -635,6 +631,22 @@ public final class ResultPartition extends AbstractResultPartition {
             finishBuilder(target);
         }
         return true;
+    }
+
+    /**
+     * The general path: the length prefix, then the record's bytes over as many buffers as they need (new ones
+     * block while the pool has none). The record's position moves as its bytes are copied and is restored however
+     * the call ends, as emitRecord promises.
+     */
+    private void appendAcrossBuffers(ByteBuffer record, int target) throws IOException {
+        int start = record.position();
+        try {
+            if (writeLength(record.remaining(), target)) {
+                write(record, target);
+            }
+        } finally {
+            record.position(start);
+        }
     }
 
     /** Appends a record's length prefix; false when the record must be dropped. */
