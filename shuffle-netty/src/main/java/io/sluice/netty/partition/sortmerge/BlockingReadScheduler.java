@@ -51,6 +51,9 @@ public final class BlockingReadScheduler implements AutoCloseable {
     /** A reader stopped for lack of a free segment: the next recycled one wakes the thread. */
     @GuardedBy("lock")
     private boolean memoryWanted;
+    /** The I/O thread waits for a wake-up (nothing pending); for {@link #isIdle()}. */
+    @GuardedBy("lock")
+    private boolean threadWaiting;
     @GuardedBy("lock")
     private boolean closed;
     @GuardedBy("lock")
@@ -156,6 +159,16 @@ public final class BlockingReadScheduler implements AutoCloseable {
         return new Buffer(segment, recycler);
     }
 
+    /**
+     * Whether the I/O thread waits with no wake-up pending: it has done what every wake-up so far asked. For tests
+     * that take the thread's timing out of what they count.
+     */
+    boolean isIdle() {
+        synchronized (lock) {
+            return threadWaiting && !wakeUp;
+        }
+    }
+
     private void recycle(MemorySegment segment) {
         synchronized (lock) {
             if (closed) {
@@ -182,12 +195,15 @@ public final class BlockingReadScheduler implements AutoCloseable {
         while (true) {
             synchronized (lock) {
                 while (!wakeUp && !closed) {
+                    threadWaiting = true;
                     try {
                         lock.wait();
                     } catch (InterruptedException e) {
                         if (closed) {
                             return;
                         }
+                    } finally {
+                        threadWaiting = false;
                     }
                 }
                 if (closed) {
