@@ -81,7 +81,8 @@ final class RawMemory {
                 throw new IllegalStateException("a write through sun.misc.Unsafe did not reach the buffer's memory");
             }
         } catch (Throwable t) { // any failure: the checked path is always correct
-            LOG.info("sun.misc.Unsafe is not usable ({}); small records are copied through ByteBuffer methods", t.toString());
+            LOG.info("sun.misc.Unsafe is not usable ({}); small records are copied through ByteBuffer methods",
+                    t.toString());
             putInt = null;
             putLong = null;
             putByte = null;
@@ -135,7 +136,8 @@ final class RawMemory {
                 PUT_LONG.invokeExact(target, (long) LONG_NATIVE.get(source, sourceOffset));
                 i = Long.BYTES;
                 if (numBytes >= 2 * Long.BYTES) {
-                    PUT_LONG.invokeExact(target + Long.BYTES, (long) LONG_NATIVE.get(source, sourceOffset + Long.BYTES));
+                    PUT_LONG.invokeExact(target + Long.BYTES,
+                            (long) LONG_NATIVE.get(source, sourceOffset + Long.BYTES));
                     i = 2 * Long.BYTES;
                 }
             }
