@@ -62,19 +62,16 @@ final class ChannelDeserializer {
             copied = 0;
         }
         if (copied == 0 && source.remaining() >= length) {
+            // Whole in this buffer: the view is positioned on it and the source moves past it.
             state = State.LENGTH;
-            return wholeRecord(source, view, source.position(), length);
+            int start = source.position();
+            int end = start + length;
+            view.limit(end);
+            view.position(start);
+            source.position(end);
+            return view;
         }
         return copyBody(source);
-    }
-
-    /** Positions {@code view} on the record at {@code [start, start + recordLength)}; moves {@code source} past it. */
-    private static ByteBuffer wholeRecord(ByteBuffer source, ByteBuffer view, int start, int recordLength) {
-        int end = start + recordLength;
-        view.limit(end);
-        view.position(start);
-        source.position(end);
-        return view;
     }
 
     /** @return true when the next byte of the channel's stream starts a record's length */

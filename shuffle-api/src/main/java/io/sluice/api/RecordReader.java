@@ -127,9 +127,9 @@ public final class RecordReader implements AutoCloseable {
      * The common case, kept small enough for the JIT to inline into the caller's loop: the next record lies whole
      * (length and body) in the buffer being read, and its channel's deserializer is between records. Reads with
      * int fields, not the buffer's position and its checked setter and getters. Consumer CPU per 8-byte record in
-     * alternated pairs (docs/benchmarks.md, session 17): int positions 14.4 -> 13.9 ns, this method 12.9 -> 10.7. A buffer being read never
-     * coexists with a handed-out one ({@code releaseCurrent} hands one out as it lets the other go); the check only
-     * keeps read() the place where a handed-out buffer is recycled.
+     * alternated pairs (docs/benchmarks.md, session 17): int positions 14.4 -> 13.9 ns, this method 12.9 -> 10.7.
+     * A buffer being read never coexists with a handed-out one ({@code releaseCurrent} hands one out as it lets the
+     * other go); the check only keeps read() the place where a handed-out buffer is recycled.
      *
      * @return the record, or null when {@link #read} must take over (no buffer, a record cut by the buffer's end,
      *     a corrupt length, which read() reports)
