@@ -125,22 +125,27 @@ public final class RecordReader implements AutoCloseable {
 
     /**
      * The common case, kept small enough for the JIT to inline into the caller's loop: the next record lies whole
-     * (length and body) in the buffer being read, and its channel's deserializer is between records. Reads with
-     * int fields, not the buffer's position and its checked setter and getters. Consumer CPU per 8-byte record in
-     * alternated pairs (docs/benchmarks.md, session 17): int positions 14.4 -> 13.9 ns, this method 12.9 -> 10.7.
-     * A buffer being read never coexists with a handed-out one ({@code releaseCurrent} hands one out as it lets the
-     * other go); the check only keeps read() the place where a handed-out buffer is recycled.
+     * (length and body) in the buffer being read. Reads with int fields, not the buffer's position and its checked
+     * setter and getters. Consumer CPU per 8-byte record in alternated pairs (docs/benchmarks.md, sessions 17 and
+     * 19): int positions 14.4 -> 13.9 ns, this method 12.9 -> 10.7, the two checks below made asserts 14.3 -> 12.5.
+     *
+     * <p>Two things hold whenever a buffer is being read, so they are asserted, not tested per record: no buffer is
+     * handed out ({@code releaseCurrent} hands one out only as it lets the buffer being read go), and the channel's
+     * deserializer is between records (read() gives it every buffer first, and keeps the buffer only when it
+     * returned a record, which leaves it between records; a corrupt length throws before the read position moves,
+     * so the next call reads the same length, declines it, and read() throws again).
      *
      * @return the record, or null when {@link #read} must take over (no buffer, a record cut by the buffer's end,
      *     a corrupt length, which read() reports)
      */
     private RecordOrEvent nextWholeRecord() {
-        if (current == null || handedOut != null) {
+        if (current == null) {
             return null;
         }
+        assert handedOut == null && currentDeserializer.isBetweenRecords();
         int start = readPosition;
         int available = readLimit - start;
-        if (available < RecordFraming.LENGTH_BYTES || !currentDeserializer.isBetweenRecords()) {
+        if (available < RecordFraming.LENGTH_BYTES) {
             return null;
         }
         int length = currentData.getInt(start);
