@@ -127,7 +127,7 @@ public final class RecordReader implements AutoCloseable {
      * The common case, kept small enough for the JIT to inline into the caller's loop: the next record lies whole
      * (length and body) in the buffer being read. Reads with int fields, not the buffer's position and its checked
      * setter and getters. Consumer CPU per 8-byte record in alternated pairs (docs/benchmarks.md, sessions 17 and
-     * 19): int positions 14.4 -> 13.9 ns, this method 12.9 -> 10.7, the two checks below made asserts 14.3 -> 12.5.
+     * 19): int positions 14.4 -> 13.9 ns, this method 12.9 -> 10.7, the two checks below made asserts 14.2 -> 12.5.
      *
      * <p>Two things hold whenever a buffer is being read, so they are asserted, not tested per record: no buffer is
      * handed out ({@code releaseCurrent} hands one out only as it lets the buffer being read go), and the channel's

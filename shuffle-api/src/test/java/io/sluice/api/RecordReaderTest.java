@@ -321,6 +321,30 @@ class RecordReaderTest {
     }
 
     @Test
+    void negativeLengthAfterAWholeRecord_failsEveryCall_andCloseRecyclesTheBuffer() throws Exception {
+        // The second length is read where whole records are (after the buffer's first record); a failure must not
+        // move the read position, so a caller that tries again gets the same error, never bytes of the corrupt part.
+        ScriptedInputGate gate = new ScriptedInputGate(1);
+        TestBuffer buffer = TestBuffer.buffer(0, new byte[] {0, 0, 0, 1, 'a', (byte) 0xFF, 0, 0, 0, 'b', 'c'});
+        gate.add(buffer).finish();
+        RecordReader reader = new RecordReader(gate);
+
+        RecordOrEvent first = reader.next();
+        assertEquals((byte) 'a', first.data().get(first.data().position()));
+        assertEquals(1, first.data().remaining());
+        for (int attempt = 0; attempt < 3; attempt++) {
+            ShuffleException failure = assertThrows(ShuffleException.class, reader::next);
+            assertTrue(failure.getMessage().startsWith(
+                    "Corrupt record stream on channel 0: record length -16777216 is negative"), failure.getMessage());
+        }
+        assertEquals(0, buffer.recycleCount());
+
+        reader.close();
+
+        assertEquals(1, buffer.recycleCount());
+    }
+
+    @Test
     void finishedGate_returnsNullAgainAndAgain() throws Exception {
         ScriptedInputGate gate = new ScriptedInputGate(1);
         gate.finish();
