@@ -308,6 +308,10 @@ class RecordReaderTest {
                 failure.getMessage());
     }
 
+    /** How the reader reports the length 0xFF000000 on channel 0. */
+    private static final String NEGATIVE_LENGTH_ON_CHANNEL_0 =
+            "Corrupt record stream on channel 0: record length -16777216 is negative";
+
     @Test
     void negativeLength_failsAsCorruptStream() throws Exception {
         ScriptedInputGate gate = new ScriptedInputGate(1);
@@ -316,8 +320,7 @@ class RecordReaderTest {
 
         ShuffleException failure = assertThrows(ShuffleException.class, reader::next);
 
-        assertTrue(failure.getMessage().startsWith(
-                "Corrupt record stream on channel 0: record length -16777216 is negative"), failure.getMessage());
+        assertTrue(failure.getMessage().startsWith(NEGATIVE_LENGTH_ON_CHANNEL_0), failure.getMessage());
     }
 
     @Test
@@ -334,8 +337,7 @@ class RecordReaderTest {
         assertEquals(1, first.data().remaining());
         for (int attempt = 0; attempt < 3; attempt++) {
             ShuffleException failure = assertThrows(ShuffleException.class, reader::next);
-            assertTrue(failure.getMessage().startsWith(
-                    "Corrupt record stream on channel 0: record length -16777216 is negative"), failure.getMessage());
+            assertTrue(failure.getMessage().startsWith(NEGATIVE_LENGTH_ON_CHANNEL_0), failure.getMessage());
         }
         assertEquals(0, buffer.recycleCount());
 
