@@ -22,6 +22,11 @@ import java.util.ArrayDeque;
  * finished), a flushed partial buffer, a priority event — and again on release. A poll that leaves nothing readable
  * re-arms the notification. The last, unfinished buffer counts in the backlog only after a flush and never makes
  * {@code isDataAvailable} true by itself, so a reader does not spin on it.
+ *
+ * <p>Flush deadlines: the subpartition keeps {@code unflushedSince}, a moment no later than the first byte of its
+ * unfinished buffer that no flush or read has covered yet, so that the partition's {@code PeriodicFlusher} flushes
+ * it only when that byte has waited almost the flush interval ({@code flushIfDue}), not at every tick: a buffer that
+ * fills within the interval then goes whole instead of in pieces cut by the ticks.
  */
 public final class PipelinedSubpartition {
 
@@ -34,6 +39,9 @@ public final class PipelinedSubpartition {
         /** Queue emptied and recycled; nothing more is accepted or read. */
         RELEASED
     }
+
+    /** {@link #unflushedSince} when no byte waits for a flush; also what {@link #flushIfDue} returns then. */
+    static final long NOTHING_UNFLUSHED = Long.MIN_VALUE;
 
     private final ResultPartition parent;
     private final int index;
@@ -78,6 +86,15 @@ public final class PipelinedSubpartition {
      */
     @GuardedBy("lock")
     private boolean blockedByEvent;
+    /**
+     * The partition's clock ({@link ResultPartition#nanoTime()}) at or before the first byte of the unfinished tail
+     * buffer that neither a flush request nor a read covers, or {@link #NOTHING_UNFLUSHED} (no unfinished tail, or a
+     * flush is pending: the reader's next poll of the tail takes every byte committed until then, and stamps anew).
+     * Stamped when a data buffer is queued (before its first byte), when the reader takes bytes from the unfinished
+     * tail, and when a flush finds nothing to send. Written under {@code lock}; read without it by the flusher,
+     * for which a stale value only moves a flush by one tick.
+     */
+    private volatile long unflushedSince = NOTHING_UNFLUSHED;
 
     PipelinedSubpartition(ResultPartition parent, int index) {
         this.parent = parent;
@@ -116,6 +133,9 @@ public final class PipelinedSubpartition {
                 buffers.add(consumer);
                 if (consumer.isBuffer()) {
                     buffersInBacklog++;
+                    // Before the buffer's first byte (the producer writes into it after this add returns); the bytes
+                    // of the tail it follows need no flush now: a buffer with one behind it is readable.
+                    unflushedSince = parent.nanoTime();
                 }
                 listener = listenerToNotifyLocked();
             }
@@ -183,6 +203,7 @@ public final class PipelinedSubpartition {
             }
             buffers.add(new BufferConsumer(end));
             state = State.FINISHED;
+            unflushedSince = NOTHING_UNFLUSHED;
             listener = listenerToNotifyLocked();
         }
         if (listener != null) {
@@ -195,10 +216,14 @@ public final class PipelinedSubpartition {
         BufferAvailabilityListener listener;
         synchronized (lock) {
             if (buffers.isEmpty() || flushRequested) {
+                unflushedSince = NOTHING_UNFLUSHED;
                 return;
             }
             // Only a queue with more than one element, or a lone buffer holding bytes, has something to flush.
             flushRequested = buffers.size() > 1 || buffers.peek().isDataAvailable();
+            // Nothing to send: any later byte is written after now. A flush requested: the reader's poll stamps.
+            unflushedSince = flushRequested || !isUnfinishedData(buffers.peek()) ? NOTHING_UNFLUSHED
+                    : parent.nanoTime();
             if (BufferTrace.ENABLED && flushRequested && !buffers.peekLast().isWriterFinished()) {
                 BufferTrace.committed(buffers.peekLast());
             }
@@ -207,6 +232,28 @@ public final class PipelinedSubpartition {
         if (listener != null) {
             listener.notifyDataAvailable();
         }
+    }
+
+    /**
+     * The flusher's check, without the lock while nothing is due: flushes when the oldest byte waiting for a flush
+     * was written at least {@code waitNanos} before {@code now} (both on the partition's clock). Never blocks.
+     * Environment's flush scheduler.
+     *
+     * @return when this subpartition is due next (a time on the partition's clock), or {@link #NOTHING_UNFLUSHED}
+     *     when no byte waits for a flush
+     */
+    long flushIfDue(long now, long waitNanos) {
+        long since = unflushedSince;
+        if (since == NOTHING_UNFLUSHED) {
+            return NOTHING_UNFLUSHED;
+        }
+        long due = since + waitNanos;
+        if (now - due < 0) {
+            return due;
+        }
+        flush();
+        since = unflushedSince; // stamped anew when the flush found nothing to send
+        return since == NOTHING_UNFLUSHED ? NOTHING_UNFLUSHED : since + waitNanos;
     }
 
     /**
@@ -236,8 +283,10 @@ public final class PipelinedSubpartition {
                     boolean isData = head.isBuffer();
                     buffer = head.build();
                     if (buffers.size() == 1) {
-                        // Reading the last element serves any pending flush.
+                        // Reading the last element serves any pending flush; bytes the producer writes into it
+                        // from now on wait for the next one.
                         flushRequested = false;
+                        unflushedSince = isUnfinishedData(head) ? parent.nanoTime() : NOTHING_UNFLUSHED;
                     }
                     boolean headFinished = head.isFinished();
                     if (headFinished) {
@@ -434,6 +483,12 @@ public final class PipelinedSubpartition {
         buffersInBacklog = 0;
         queuedUserEvents = 0;
         flushRequested = false;
+        unflushedSince = NOTHING_UNFLUSHED;
+    }
+
+    /** A data buffer its writer may still append to. */
+    private static boolean isUnfinishedData(BufferConsumer consumer) {
+        return consumer.isBuffer() && !consumer.isWriterFinished();
     }
 
     @GuardedBy("lock")

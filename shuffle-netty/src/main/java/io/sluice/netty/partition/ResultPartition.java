@@ -27,9 +27,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * A pipelined, bounded result partition: one {@link PipelinedSubpartition} per consumer, fed by one producer
@@ -128,8 +127,11 @@ public final class ResultPartition extends AbstractResultPartition {
     /** Overdraft allowance; handed to the pool at setup and whenever it changes afterwards. */
     @GuardedBy("stateLock")
     private int maxOverdraftBuffers;
+    /** The periodic flushes; null before setup, with a zero interval, and after release. */
     @GuardedBy("stateLock")
-    private ScheduledFuture<?> flushTask;
+    private PeriodicFlusher flusher;
+    /** Nanoseconds; {@link System#nanoTime()} but in tests. Any thread. */
+    private final LongSupplier clock;
 
     private final AvailabilityHandOff availability;
 
@@ -145,7 +147,22 @@ public final class ResultPartition extends AbstractResultPartition {
     public ResultPartition(ResultPartitionId partitionId, String ownerName, int numberOfSubpartitions,
                            ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
                            ScheduledExecutorService flushScheduler, Duration flushInterval, Executor notifications) {
+        this(partitionId, ownerName, numberOfSubpartitions, partitionManager, poolFactory, flushScheduler,
+                flushInterval, notifications, System::nanoTime);
+    }
+
+    /**
+     * As the other constructor, with the clock that stamps the bytes waiting for a flush (tests drive it by hand).
+     *
+     * @param clock nanoseconds, as {@link System#nanoTime()}; called by the producer once per buffer, by the reader
+     *              once per read of a partly filled buffer and by the flusher
+     */
+    public ResultPartition(ResultPartitionId partitionId, String ownerName, int numberOfSubpartitions,
+                           ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
+                           ScheduledExecutorService flushScheduler, Duration flushInterval, Executor notifications,
+                           LongSupplier clock) {
         super(partitionId, ownerName, numberOfSubpartitions, partitionManager, poolFactory);
+        this.clock = clock;
         this.availability = new AvailabilityHandOff(notifications);
         this.flushScheduler = flushScheduler;
         this.flushInterval = flushInterval;
@@ -217,8 +234,9 @@ public final class ResultPartition extends AbstractResultPartition {
             }
             state = State.RUNNING;
             if (!flushEveryRecord) {
-                long millis = Math.max(1, flushInterval.toMillis());
-                flushTask = flushScheduler.scheduleAtFixedRate(this::flushAll, millis, millis, TimeUnit.MILLISECONDS);
+                flusher = new PeriodicFlusher(subpartitions, flushInterval, flushScheduler, clock,
+                        "partition " + partitionId + " of " + ownerName);
+                flusher.start();
             }
         }
         LOG.debug("Set up partition {} of {} with {} subpartitions", partitionId, ownerName, subpartitions.length);
@@ -430,7 +448,7 @@ public final class ResultPartition extends AbstractResultPartition {
 
     private void release(Throwable cause, String reason) {
         boolean alreadyReleased;
-        ScheduledFuture<?> flush;
+        PeriodicFlusher flush;
         LocalBufferPool pool;
         synchronized (stateLock) {
             alreadyReleased = state == State.RELEASED;
@@ -439,8 +457,8 @@ public final class ResultPartition extends AbstractResultPartition {
                 releaseReason = releasedAfterFinish ? "finish() was called" : reason;
                 state = State.RELEASED;
             }
-            flush = flushTask;
-            flushTask = null;
+            flush = flusher;
+            flusher = null;
             pool = bufferPool;
         }
         if (alreadyReleased) {
@@ -449,7 +467,7 @@ public final class ResultPartition extends AbstractResultPartition {
             return;
         }
         if (flush != null) {
-            flush.cancel(false);
+            flush.stop();
         }
         partitionManager.onPartitionReleased(this, cause);
         for (PipelinedSubpartition subpartition : subpartitions) {
@@ -461,6 +479,11 @@ public final class ResultPartition extends AbstractResultPartition {
         }
         returnBuildersIfProducerThread();
         LOG.debug("Released partition {} of {}{}", partitionId, ownerName, cause == null ? "" : " (" + cause + ")");
+    }
+
+    /** The partition's clock, in nanoseconds: what its subpartitions stamp the bytes waiting for a flush with. */
+    long nanoTime() {
+        return clock.getAsLong();
     }
 
     /** Whether the partition was released. */

@@ -14,7 +14,8 @@
  *   <li>The producer thread: emit, broadcast, events and finish, one thread at a time; it owns the buffers under
  *       construction without a lock (see {@link io.sluice.netty.partition.ResultPartition}) and blocks in the pool
  *       when no buffer is free (backpressure).</li>
- *   <li>The environment's timer thread: periodic {@code flushAll}. Flushes never block.</li>
+ *   <li>The environment's timer thread: the {@code PeriodicFlusher}'s ticks, which flush a subpartition when its oldest
+ *       unsent byte is due. Flushes never block.</li>
  *   <li>The reader of a subpartition: a local channel's consumer thread, or the event loop of the connection that
  *       serves a remote channel; it alone polls its view.</li>
  *   <li>Any thread: {@code close()}, release (the environment, {@code releasePartitionsLocally}, a reader that lets

@@ -5,6 +5,7 @@ import io.sluice.netty.partition.ResultPartition;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 /**
  * Describes one {@link ResultPartition} of a {@link PartitionFixture}, with defaults that keep unit tests
@@ -26,6 +27,7 @@ public final class PartitionBuilder {
     private String owner = "test-producer";
     private int subpartitions = 1;
     private Duration flushInterval = NO_AUTOMATIC_FLUSH;
+    private LongSupplier clock = System::nanoTime;
     private int minBuffers = -1;
     private int maxBuffers = DEFAULT_MAX_BUFFERS;
     private int maxBuffersPerSubpartition = Integer.MAX_VALUE;
@@ -52,6 +54,12 @@ public final class PartitionBuilder {
     /** Zero flushes after every record. */
     public PartitionBuilder flushInterval(Duration value) {
         this.flushInterval = value;
+        return this;
+    }
+
+    /** The clock the partition stamps the bytes waiting for a flush with (nanoseconds); {@code System.nanoTime}. */
+    public PartitionBuilder clock(LongSupplier value) {
+        this.clock = value;
         return this;
     }
 
@@ -93,6 +101,10 @@ public final class PartitionBuilder {
 
     Duration flushInterval() {
         return flushInterval;
+    }
+
+    LongSupplier clock() {
+        return clock;
     }
 
     int minBuffers() {
