@@ -219,11 +219,12 @@ public final class PipelinedSubpartition {
                 unflushedSince = NOTHING_UNFLUSHED;
                 return;
             }
+            // Read before the check: a byte committed after the check is committed after this moment too.
+            long checkedAt = parent.nanoTime();
             // Only a queue with more than one element, or a lone buffer holding bytes, has something to flush.
             flushRequested = buffers.size() > 1 || buffers.peek().isDataAvailable();
-            // Nothing to send: any later byte is written after now. A flush requested: the reader's poll stamps.
-            unflushedSince = flushRequested || !isUnfinishedData(buffers.peek()) ? NOTHING_UNFLUSHED
-                    : parent.nanoTime();
+            // Nothing to send: any later byte is written after checkedAt. A flush requested: the reader's poll stamps.
+            unflushedSince = flushRequested || !isUnfinishedData(buffers.peek()) ? NOTHING_UNFLUSHED : checkedAt;
             if (BufferTrace.ENABLED && flushRequested && !buffers.peekLast().isWriterFinished()) {
                 BufferTrace.committed(buffers.peekLast());
             }
@@ -281,12 +282,16 @@ public final class PipelinedSubpartition {
                 while (!buffers.isEmpty()) {
                     BufferConsumer head = buffers.peek();
                     boolean isData = head.isBuffer();
+                    boolean last = buffers.size() == 1;
+                    // Read before build(): a byte the producer commits while build() runs is then stamped no later
+                    // than its commit, whichever side of build() it falls.
+                    long readAt = last ? parent.nanoTime() : NOTHING_UNFLUSHED;
                     buffer = head.build();
-                    if (buffers.size() == 1) {
+                    if (last) {
                         // Reading the last element serves any pending flush; bytes the producer writes into it
                         // from now on wait for the next one.
                         flushRequested = false;
-                        unflushedSince = isUnfinishedData(head) ? parent.nanoTime() : NOTHING_UNFLUSHED;
+                        unflushedSince = isUnfinishedData(head) ? readAt : NOTHING_UNFLUSHED;
                     }
                     boolean headFinished = head.isFinished();
                     if (headFinished) {

@@ -12,6 +12,8 @@ import io.sluice.netty.testing.TestRecords;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +45,8 @@ class PeriodicFlusherTest {
 
     private final PartitionFixture fixture = new PartitionFixture();
     private long now; // the partition's clock, test thread only
+    /** Run once inside the partition's next clock read, to put another thread's work in the middle of it. */
+    private Runnable onNextClockRead;
 
     @AfterEach
     void closeAndCheckForLeaks() throws Exception {
@@ -261,6 +265,74 @@ class PeriodicFlusherTest {
 
     // RP-10
     @Test
+    void byteCommittedWhileTheReaderReadsTheClock_isStampedNoLaterThanItsCommit() throws Exception {
+        ResultPartition partition = partition(1);
+        PeriodicFlusher flusher = flusherOf(partition);
+        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
+        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
+        partition.emitRecord(TestRecords.record(0, 0, 5), 0);
+        now = WAIT;
+        flusher.flushDue(now);
+        ByteArrayOutputStream received = new ByteArrayOutputStream();
+        // The reader's thread is preempted for two ticks inside its clock read, while the producer commits a record.
+        onNextClockRead = () -> {
+            emitUnchecked(partition, TestRecords.record(0, 1, 6), 0);
+            now += 2 * TICK;
+        };
+        received.write(Polled.take(view).bytes());
+        long committedAt = WAIT;
+
+        now = committedAt + WAIT;
+        flusher.flushDue(now);
+        if (listener.total() > 1) { // the reader reads again only when told
+            BufferAndBacklog next;
+            while ((next = view.getNextBuffer()) != null) {
+                received.write(Polled.from(next).bytes());
+            }
+        }
+
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, 5),
+                TestRecords.recordBytes(0, 1, 6))), received.toByteArray(),
+                "the record committed at 90 ms is readable at 180 ms, not held until the late stamp is due");
+    }
+
+    // RP-10
+    @Test
+    void byteCommittedWhileAFlushThatFindsNothingReadsTheClock_isStampedNoLaterThanItsCommit() throws Exception {
+        ResultPartition partition = partition(1);
+        PeriodicFlusher flusher = flusherOf(partition);
+        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
+        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
+        partition.emitRecord(TestRecords.record(0, 0, 5), 0);
+        now = WAIT;
+        flusher.flushDue(now);
+        Polled.take(view); // every byte read at 90 ms: the next check, at 180 ms, finds nothing to send
+        now = 2 * WAIT;
+        // The flusher's thread is preempted for two ticks inside its clock read, while the producer commits a record.
+        onNextClockRead = () -> {
+            emitUnchecked(partition, TestRecords.record(0, 1, 6), 0);
+            now += 2 * TICK;
+        };
+        flusher.flushDue(now);
+        long committedAt = 2 * WAIT;
+
+        now = committedAt + WAIT;
+        flusher.flushDue(now);
+
+        assertEquals(2, listener.total(), "the record committed at 180 ms is announced by 270 ms");
+        assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 1, 6))), Polled.take(view).bytes());
+    }
+
+    private static void emitUnchecked(ResultPartition partition, ByteBuffer record, int subpartition) {
+        try {
+            partition.emitRecord(record, subpartition);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // RP-10
+    @Test
     void release_cancelsTheNextTick() throws Exception {
         ResultPartition partition = fixture.newPartition().flushInterval(INTERVAL).setUp();
         ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) fixture.scheduler();
@@ -273,7 +345,16 @@ class PeriodicFlusherTest {
 
     /** A set-up partition on the test's clock, without automatic flushes of its own. */
     private ResultPartition partition(int subpartitions) throws IOException {
-        return fixture.newPartition().subpartitions(subpartitions).clock(() -> now).setUp();
+        return fixture.newPartition().subpartitions(subpartitions).clock(this::partitionClock).setUp();
+    }
+
+    private long partitionClock() {
+        Runnable hook = onNextClockRead;
+        onNextClockRead = null;
+        if (hook != null) {
+            hook.run();
+        }
+        return now;
     }
 
     /** A flusher of {@link #INTERVAL} over {@code partition}'s subpartitions, ticked by hand. */
