@@ -13,7 +13,6 @@ import io.sluice.netty.testing.TestRecords;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +46,12 @@ class PeriodicFlusherTest {
     private long now; // the partition's clock, test thread only
     /** Run once inside the partition's next clock read, to put another thread's work in the middle of it. */
     private Runnable onNextClockRead;
+    /** The partition under test, on the test's clock, and its flusher, ticked by hand. */
+    private ResultPartition partition;
+    private PeriodicFlusher flusher;
+    /** The reader of subpartition 0 and its notifications, for the tests of one subpartition. */
+    private final RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
+    private ResultSubpartitionView view;
 
     @AfterEach
     void closeAndCheckForLeaks() throws Exception {
@@ -56,10 +61,7 @@ class PeriodicFlusherTest {
     // RP-10
     @Test
     void byteNotYetDue_isNotFlushed_thenIsFlushedOnceItWaitedTheIntervalLessOneTick() throws Exception {
-        ResultPartition partition = partition(1);
-        PeriodicFlusher flusher = flusherOf(partition);
-        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
-        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
+        oneSubpartitionWithItsReader();
         partition.emitRecord(TestRecords.record(0, 0, 5), 0);
 
         now = WAIT - 1;
@@ -75,10 +77,7 @@ class PeriodicFlusherTest {
     // RP-10
     @Test
     void bufferThatFillsBeforeItsFirstByteIsDue_isSentWhole_notCutByTheTicks() throws Exception {
-        ResultPartition partition = partition(1);
-        PeriodicFlusher flusher = flusherOf(partition);
-        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
-        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
+        oneSubpartitionWithItsReader();
         List<byte[]> records = new ArrayList<>();
 
         for (int i = 0; i < 4; i++) {
@@ -98,13 +97,8 @@ class PeriodicFlusherTest {
     // RP-10
     @Test
     void afterTheReaderTookPartOfABuffer_laterBytesWaitTheirOwnInterval() throws Exception {
-        ResultPartition partition = partition(1);
-        PeriodicFlusher flusher = flusherOf(partition);
-        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
-        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
-        partition.emitRecord(TestRecords.record(0, 0, 5), 0);
-        now = WAIT;
-        flusher.flushDue(now);
+        oneSubpartitionWithItsReader();
+        firstRecordWrittenAtZeroAndFlushedAtWait();
         now = 95 * MS;
         assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 0, 5))), Polled.take(view).bytes());
         now = 100 * MS;
@@ -123,8 +117,8 @@ class PeriodicFlusherTest {
     // RP-10
     @Test
     void nextTick_isTheEarliestDeadline_neverSoonerThanOneTick_norLaterThanTheInterval() throws Exception {
-        ResultPartition partition = partition(3);
-        PeriodicFlusher flusher = flusherOf(partition);
+        partition = partition(3);
+        flusher = flusherOf(partition);
         for (int i = 0; i < 3; i++) {
             partition.createSubpartitionView(i, new RecordingAvailabilityListener());
         }
@@ -146,13 +140,8 @@ class PeriodicFlusherTest {
     // RP-10
     @Test
     void subpartitionWithNothingNew_isCheckedOnceInAboutAnInterval_notAtEveryTick() throws Exception {
-        ResultPartition partition = partition(1);
-        PeriodicFlusher flusher = flusherOf(partition);
-        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
-        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
-        partition.emitRecord(TestRecords.record(0, 0, 5), 0);
-        now = WAIT;
-        flusher.flushDue(now);
+        oneSubpartitionWithItsReader();
+        firstRecordWrittenAtZeroAndFlushedAtWait();
         Polled.take(view); // the reader took every byte at 90 ms: the buffer stays open, empty of unsent bytes
 
         now = 2 * WAIT;
@@ -170,8 +159,8 @@ class PeriodicFlusherTest {
             throws Exception {
         Random random = new Random(seed);
         int subpartitions = 3;
-        ResultPartition partition = partition(subpartitions);
-        PeriodicFlusher flusher = flusherOf(partition);
+        partition = partition(subpartitions);
+        flusher = flusherOf(partition);
         RecordingAvailabilityListener[] listeners = new RecordingAvailabilityListener[subpartitions];
         ResultSubpartitionView[] views = new ResultSubpartitionView[subpartitions];
         int[] seen = new int[subpartitions];
@@ -266,19 +255,11 @@ class PeriodicFlusherTest {
     // RP-10
     @Test
     void byteCommittedWhileTheReaderReadsTheClock_isStampedNoLaterThanItsCommit() throws Exception {
-        ResultPartition partition = partition(1);
-        PeriodicFlusher flusher = flusherOf(partition);
-        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
-        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
-        partition.emitRecord(TestRecords.record(0, 0, 5), 0);
-        now = WAIT;
-        flusher.flushDue(now);
+        oneSubpartitionWithItsReader();
+        firstRecordWrittenAtZeroAndFlushedAtWait();
         ByteArrayOutputStream received = new ByteArrayOutputStream();
         // The reader's thread is preempted for two ticks inside its clock read, while the producer commits a record.
-        onNextClockRead = () -> {
-            emitUnchecked(partition, TestRecords.record(0, 1, 6), 0);
-            now += 2 * TICK;
-        };
+        producerCommitsRecordOneDuringTheNextClockReadThatTakesTwoTicks();
         received.write(Polled.take(view).bytes());
         long committedAt = WAIT;
 
@@ -299,20 +280,12 @@ class PeriodicFlusherTest {
     // RP-10
     @Test
     void byteCommittedWhileAFlushThatFindsNothingReadsTheClock_isStampedNoLaterThanItsCommit() throws Exception {
-        ResultPartition partition = partition(1);
-        PeriodicFlusher flusher = flusherOf(partition);
-        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
-        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
-        partition.emitRecord(TestRecords.record(0, 0, 5), 0);
-        now = WAIT;
-        flusher.flushDue(now);
+        oneSubpartitionWithItsReader();
+        firstRecordWrittenAtZeroAndFlushedAtWait();
         Polled.take(view); // every byte read at 90 ms: the next check, at 180 ms, finds nothing to send
         now = 2 * WAIT;
         // The flusher's thread is preempted for two ticks inside its clock read, while the producer commits a record.
-        onNextClockRead = () -> {
-            emitUnchecked(partition, TestRecords.record(0, 1, 6), 0);
-            now += 2 * TICK;
-        };
+        producerCommitsRecordOneDuringTheNextClockReadThatTakesTwoTicks();
         flusher.flushDue(now);
         long committedAt = 2 * WAIT;
 
@@ -323,24 +296,40 @@ class PeriodicFlusherTest {
         assertArrayEquals(TestRecords.framed(List.of(TestRecords.recordBytes(0, 1, 6))), Polled.take(view).bytes());
     }
 
-    private static void emitUnchecked(ResultPartition partition, ByteBuffer record, int subpartition) {
-        try {
-            partition.emitRecord(record, subpartition);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    private void producerCommitsRecordOneDuringTheNextClockReadThatTakesTwoTicks() {
+        onNextClockRead = () -> {
+            try {
+                partition.emitRecord(TestRecords.record(0, 1, 6), 0);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            now += 2 * TICK;
+        };
     }
 
     // RP-10
     @Test
     void release_cancelsTheNextTick() throws Exception {
-        ResultPartition partition = fixture.newPartition().flushInterval(INTERVAL).setUp();
+        partition = fixture.newPartition().flushInterval(INTERVAL).setUp();
         ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) fixture.scheduler();
         assertEquals(1, scheduler.getQueue().size(), "the first tick is scheduled by setup");
 
         partition.release(null);
 
         assertEquals(0, scheduler.getQueue().size(), "no tick left after the release");
+    }
+
+    private void oneSubpartitionWithItsReader() throws IOException {
+        partition = partition(1);
+        flusher = flusherOf(partition);
+        view = partition.createSubpartitionView(0, listener);
+    }
+
+    /** Record 0 of 5 bytes written at 0 and flushed by the tick at {@link #WAIT}, when it is due: announced once. */
+    private void firstRecordWrittenAtZeroAndFlushedAtWait() throws IOException {
+        partition.emitRecord(TestRecords.record(0, 0, 5), 0);
+        now = WAIT;
+        flusher.flushDue(now);
     }
 
     /** A set-up partition on the test's clock, without automatic flushes of its own. */
