@@ -85,7 +85,7 @@ if [[ ! -f "$SLUICE_JAR" ]]; then
 fi
 if [[ ! -f "$PEER_HOME/target/flink-peer.jar" ]]; then
   echo "# building bench/flink-peer (downloads Flink 2.3.0 once)" >&2
-  (cd "$PEER_HOME" && { mvn -B -q -o package 2>/dev/null || mvn -B -q package; })
+  (cd "$PEER_HOME" && { mvn -B -q -o package >/dev/null 2>&1 || mvn -B -q package; })
 fi
 if [[ "$PEER_CHECK" == 1 && ! -x "$PEER_DIR/run.sh" ]]; then
   echo "PEER_CHECK=1 but there is no $PEER_DIR/run.sh (set PEER_DIR)" >&2; exit 2

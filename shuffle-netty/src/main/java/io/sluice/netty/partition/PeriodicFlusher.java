@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * filled buffer longer than the interval. Unlike a flush of every subpartition at every interval, which cuts each
  * buffer that is still filling at that moment, it flushes a subpartition only when the oldest byte waiting there has
  * waited the interval less one tick ({@link PipelinedSubpartition#flushIfDue}); a buffer that fills within the
- * interval goes whole. With 1,000 subpartitions of 8-byte records a buffer took about 90 ms to fill, so the fixed
+ * interval goes whole. With 1,000 subpartitions of 8-byte records a buffer took 65-85 ms to fill, so the fixed
  * 100 ms flush sent two buffers of about 17 KiB where one of 32 KiB would do, and every buffer sent costs both
  * event loops a wake-up (docs/benchmarks.md, session 20).
  *
