@@ -12,6 +12,7 @@ import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.NettyShuffleServiceFactory;
+import io.sluice.testing.Await;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
@@ -65,12 +66,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SluiceAdapterTest {
 
-    /**
-     * The window of a negative check (nothing may arrive, nothing may complete): long enough for data or an
-     * acknowledgment that is not held back to show up. A correct adapter passes without it; it gives a wrong one the
-     * time to fail.
-     */
-    private static final long HOLD_BACK_CHECK_MILLIS = 300;
     private static final long WAIT_NANOS = 20_000_000_000L;
 
     @ParameterizedTest
@@ -95,8 +90,8 @@ class SluiceAdapterTest {
             assertInstanceOf(CheckpointBarrier.class, barrier);
             assertEquals(7, ((CheckpointBarrier) barrier).getId());
 
-            Thread.sleep(HOLD_BACK_CHECK_MILLIS);
-            assertTrue(gate.pollNext().isEmpty(), "records after an aligned barrier wait for resumeConsumption");
+            Await.holdsThroughout(() -> gate.pollNext().isEmpty(),
+                    "records after an aligned barrier wait for resumeConsumption");
 
             gate.resumeConsumption(new InputChannelInfo(3, 0));
             List<Integer> after = new ArrayList<>();
@@ -128,8 +123,8 @@ class SluiceAdapterTest {
             assertEquals(EndOfDataStatus.DRAINED, gate1.hasReceivedEndOfData());
 
             gate0.acknowledgeAllRecordsProcessed(new InputChannelInfo(0, 0));
-            Thread.sleep(HOLD_BACK_CHECK_MILLIS);
-            assertFalse(writer.getAllDataProcessedFuture().isDone(), "subpartition 1 has not acknowledged yet");
+            Await.holdsThroughout(() -> !writer.getAllDataProcessedFuture().isDone(),
+                    "subpartition 1 has not acknowledged yet");
             gate1.acknowledgeAllRecordsProcessed(new InputChannelInfo(1, 0));
             writer.getAllDataProcessedFuture().get(WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
 
@@ -350,8 +345,7 @@ class SluiceAdapterTest {
                     "each channel got its own subpartition, under Flink's channel number");
             assertInstanceOf(CheckpointBarrier.class, barrier.getEvent());
             assertEquals(new InputChannelInfo(2, 1), barrier.getChannelInfo());
-            Thread.sleep(HOLD_BACK_CHECK_MILLIS);
-            assertTrue(gate.pollNext().isEmpty(), "channel 1 is blocked by its barrier");
+            Await.holdsThroughout(() -> gate.pollNext().isEmpty(), "channel 1 is blocked by its barrier");
 
             gate.resumeConsumption(new InputChannelInfo(2, 1));
             BufferOrEvent resumed = pollWithin(gate);

@@ -1,13 +1,15 @@
 package io.sluice.testing;
 
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Waits for something that must happen, failing with a description when it does not. The timeouts guard against
+ * Waits for something that must happen, failing with a description when it does not, or checks over a window that
+ * something does not happen ({@link #holdsThroughout}). The timeouts guard against
  * hangs; a test never checks how long something took. For states nothing signals (a thread parked, a counter of
  * another component); prefer a future or a latch when there is one.
  *
@@ -20,6 +22,12 @@ public final class Await {
      * build's 120 s test timeout.
      */
     public static final Duration EVENTUALLY = Duration.ofSeconds(30);
+
+    /**
+     * The window of a negative check ({@link #holdsThroughout}): long enough for data or a completion that is wrongly
+     * not held back to show up. A correct component passes however short it is; it gives a wrong one time to fail.
+     */
+    public static final Duration NEGATIVE_CHECK_WINDOW = Duration.ofMillis(300);
 
     /** Between two checks of a condition nobody signals: short, so a wait ends soon after the condition holds. */
     private static final long CHECK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
@@ -67,5 +75,28 @@ public final class Await {
             return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING
                     || state == Thread.State.BLOCKED;
         }, thread.getName() + " blocks");
+    }
+
+    /**
+     * Checks that {@code condition} holds, again and again for {@link #NEGATIVE_CHECK_WINDOW}, failing as soon as it
+     * does not: the form of a check that something must not happen (nothing arrives, nothing completes), for which
+     * there is no event to wait for.
+     *
+     * @param condition checked on the calling thread, every 200 µs; may throw (a poll of a gate), which ends the check
+     * @param what what must stay true, for the failure message
+     * @throws AssertionError the first time the condition does not hold
+     * @throws Exception what the condition threw
+     */
+    public static void holdsThroughout(Callable<Boolean> condition, String what) throws Exception {
+        long end = System.nanoTime() + NEGATIVE_CHECK_WINDOW.toNanos();
+        while (true) {
+            if (!condition.call()) {
+                throw new AssertionError(what);
+            }
+            if (System.nanoTime() - end >= 0) {
+                return;
+            }
+            LockSupport.parkNanos(CHECK_INTERVAL_NANOS);
+        }
     }
 }
