@@ -12,6 +12,7 @@ Usage: compare-summary.py OUT_DIR [NOISE]             the table
                                                       whisker, target mark), for docs/benchmarks.md
        compare-summary.py --table TABLE --svg FILE    the same chart from a table this script printed earlier
                                                       (when the round logs are gone)
+WIDE_WINDOW (environment, 40/32): the window of the compare script's wide-window bulk figure.
 CHART_NOTE (environment): a line under the chart's title, e.g. when and on what machine it was measured.
 NOISE: the widest ratio spread, (max - min) / median, that still counts as conclusive (default 0.15).
 """
@@ -21,10 +22,18 @@ import re
 import statistics
 import sys
 
+# The bulk1 group's second Sluice figure: its credit window (max buffers per subpartition / floating per gate).
+WIDE_WINDOW = os.environ.get("WIDE_WINDOW", "40/32")
+WIDE_BULK = "sluice.bulk.1ch.window" + WIDE_WINDOW.replace("/", "-")
+
 # (what, unit, scale, Sluice figure, other figure, metric, higher is better, target, groups it comes from)
 # Both figures of a row are taken from the same round; the groups are the script's figure groups (FIGURES there).
 ROWS = [
     ("bulk 32 KiB, 1 channel", "GB/s", 1, "sluice.bulk.1ch", "flink.bulk.1ch", "GBps", True, 1.5, ["bulk1"]),
+    (f"bulk 1 ch, Sluice window {WIDE_WINDOW} / Flink", "GB/s", 1, WIDE_BULK, "flink.bulk.1ch", "GBps", True, None,
+     ["bulk1"]),
+    (f"bulk 1 ch, Sluice window {WIDE_WINDOW} / defaults", "GB/s", 1, WIDE_BULK, "sluice.bulk.1ch", "GBps", True,
+     None, ["bulk1"]),
     ("bulk 32 KiB, 4 channels", "GB/s", 1, "sluice.bulk.4ch", "flink.bulk.4ch", "GBps", True, 1.5, ["bulk4"]),
     ("bulk 1 ch / raw Netty NIO", "GB/s", 1, "sluice.bulk.1ch", "netty.nio.discard.32k", "GBps", True, 0.8, ["bulk1"]),
     ("bulk 1 ch / raw Netty epoll", "GB/s", 1, "sluice.bulk.1ch", "netty.epoll.discard.32k", "GBps", True, 0.8,

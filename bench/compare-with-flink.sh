@@ -22,6 +22,10 @@
 #          ONLY (all): figure groups to run, a regex over: bulk1 bulk4 long engine b100 many latency;
 #          SPIN_WAIT (50us): the consumer's shuffle.input.spin-wait for the latency group's second Sluice figure
 #          (sluice.latency.spin.1rec; the first, sluice.latency.1rec, runs with the library's default, no spin);
+#          WIDE_WINDOW (40/32): the bulk1 group's second Sluice figure runs with shuffle.max-buffers-per-subpartition
+#          and shuffle.floating-buffers-per-gate set to these (sluice.bulk.1ch.window40-32), against Flink 2.3,
+#          whose window (2 exclusive + 8 floating, 10 per subpartition) is fixed in its code, and against Sluice's
+#          defaults of the same round;
 #          CPUS (0,1 when the machine has 2 or more): taskset CPU list for every JVM; CPUS= to not pin;
 #          PEER_CHECK (0): 1 also runs $PEER_DIR/run.sh every round (its figures as "xcheck.*"), to check
 #          that the in-repo Flink peer agrees with it; PEER_DIR (the external Flink harness, a directory with run.sh; no default); PEER_ONLY: its ONLY
@@ -48,6 +52,7 @@ WARM_MANY="${WARM_MANY:-15}"
 MEAS="${MEAS:-10}"
 ONLY="${ONLY:-.}"
 SPIN_WAIT="${SPIN_WAIT:-50us}"
+export WIDE_WINDOW="${WIDE_WINDOW:-40/32}" # compare-summary.py names the figure after it
 JAVA="${JAVA:-java}"
 PEER_CHECK="${PEER_CHECK:-0}"
 PEER_DIR="${PEER_DIR:-}"  # the external Flink harness (a directory with run.sh); no default
@@ -98,7 +103,7 @@ mkdir -p "$OUT_DIR"
 # latency: the compared one-way figure comes from 'sluice-bench latency' (the Flink peer's shape: one-way samples
 # taken by the consumer on arrival); the JMH round trip A -> B -> A is a figure of its own (sluice.latency.rtt.1rec).
 FIGURES=(
-  "bulk1|BulkThroughputBenchmark -p channels=1|bulk 1;netty nio;netty epoll"
+  "bulk1|BulkThroughputBenchmark -p channels=1;BulkThroughputBenchmark -p channels=1 -p window=$WIDE_WINDOW|bulk 1;netty nio;netty epoll"
   "bulk4|BulkThroughputBenchmark -p channels=4|bulk 4"
   "long|RecordThroughputBenchmark -p recordBytes=8|records long 1 1 100"
   "engine|RecordThroughputBenchmark -p recordBytes=8 -p recordBuffer=heap -p payload=sequenced -p reader=union|emit long 1 1 100"

@@ -22,6 +22,12 @@ def link_suffix(params):
     return "" if link == "tcp" else "." + link
 
 
+def window_suffix(params):
+    """A non-default credit window of BulkThroughputBenchmark, e.g. '.window40-32' for -p window=40/32."""
+    window = params.get("window", "defaults")
+    return "" if window == "defaults" else ".window" + window.replace("/", "-")
+
+
 def record_shape_suffix(params):
     """Non-default record shapes of RecordThroughputBenchmark, e.g. '.seq.union' or '.direct.seq.union'."""
     suffix = ""
@@ -90,7 +96,7 @@ def line_of(r):
     score = m["score"]
     link = link_suffix(p)
     if bench == "BulkThroughputBenchmark":
-        return (f"sluice.bulk.{p['channels']}ch{link} GBps={score * FULL_BUFFER / 1e9:.3f} "
+        return (f"sluice.bulk.{p['channels']}ch{window_suffix(p)}{link} GBps={score * FULL_BUFFER / 1e9:.3f} "
                 f"buffers_per_s={score:.0f}")
     elif bench == "RecordThroughputBenchmark":
         size = "long" if p["recordBytes"] == "8" else "b" + p["recordBytes"]
