@@ -25,7 +25,7 @@
 #          WIDE_WINDOW (40/32): the bulk1 group's second Sluice figure runs with shuffle.max-buffers-per-subpartition
 #          and shuffle.floating-buffers-per-gate set to these (sluice.bulk.1ch.window40-32), against Flink 2.3,
 #          whose window (2 exclusive + 8 floating, 10 per subpartition) is fixed in its code, and against Sluice's
-#          defaults of the same round;
+#          defaults of the same round (it runs first, so that the default figure and Flink's run back to back);
 #          CPUS (0,1 when the machine has 2 or more): taskset CPU list for every JVM; CPUS= to not pin;
 #          PEER_CHECK (0): 1 also runs $PEER_DIR/run.sh every round (its figures as "xcheck.*"), to check
 #          that the in-repo Flink peer agrees with it; PEER_DIR (the external Flink harness, a directory with run.sh; no default); PEER_ONLY: its ONLY
@@ -103,7 +103,7 @@ mkdir -p "$OUT_DIR"
 # latency: the compared one-way figure comes from 'sluice-bench latency' (the Flink peer's shape: one-way samples
 # taken by the consumer on arrival); the JMH round trip A -> B -> A is a figure of its own (sluice.latency.rtt.1rec).
 FIGURES=(
-  "bulk1|BulkThroughputBenchmark -p channels=1;BulkThroughputBenchmark -p channels=1 -p window=$WIDE_WINDOW|bulk 1;netty nio;netty epoll"
+  "bulk1|BulkThroughputBenchmark -p channels=1 -p window=$WIDE_WINDOW;BulkThroughputBenchmark -p channels=1|bulk 1;netty nio;netty epoll"
   "bulk4|BulkThroughputBenchmark -p channels=4|bulk 4"
   "long|RecordThroughputBenchmark -p recordBytes=8|records long 1 1 100"
   "engine|RecordThroughputBenchmark -p recordBytes=8 -p recordBuffer=heap -p payload=sequenced -p reader=union|emit long 1 1 100"
