@@ -22,7 +22,7 @@ import re
 import statistics
 import sys
 
-# The bulk1 group's second Sluice figure: its credit window (max buffers per subpartition / floating per gate).
+# The bulk1 group's wide-window Sluice figure: its credit window (max buffers per subpartition / floating per gate).
 WIDE_WINDOW = os.environ.get("WIDE_WINDOW", "40/32")
 WIDE_BULK = "sluice.bulk.1ch.window" + WIDE_WINDOW.replace("/", "-")
 

@@ -22,7 +22,7 @@
 #          ONLY (all): figure groups to run, a regex over: bulk1 bulk4 long engine b100 many latency;
 #          SPIN_WAIT (50us): the consumer's shuffle.input.spin-wait for the latency group's second Sluice figure
 #          (sluice.latency.spin.1rec; the first, sluice.latency.1rec, runs with the library's default, no spin);
-#          WIDE_WINDOW (40/32): the bulk1 group's second Sluice figure runs with shuffle.max-buffers-per-subpartition
+#          WIDE_WINDOW (40/32): the bulk1 group's wide-window Sluice figure runs with shuffle.max-buffers-per-subpartition
 #          and shuffle.floating-buffers-per-gate set to these (sluice.bulk.1ch.window40-32), against Flink 2.3,
 #          whose window (2 exclusive + 8 floating, 10 per subpartition) is fixed in its code, and against Sluice's
 #          defaults of the same round (it runs first, so that the default figure and Flink's run back to back);

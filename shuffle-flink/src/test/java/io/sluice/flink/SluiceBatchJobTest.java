@@ -19,14 +19,18 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.io.UncheckedIOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -62,15 +66,15 @@ class SluiceBatchJobTest {
         Configuration sluiceOptions = new Configuration(batch);
         sluiceOptions.setString("sluice.shuffle.tmp-dirs", shuffleDirectory.toString());
         List<Tuple3<Long, Long, Long>> onSluice;
-        int mostFilesSeen;
+        int partitionFilesCreated;
         try (MiniCluster sluice = FlinkClusters.start(Shuffle.SLUICE, sluiceOptions)) {
             FileWatch watch = new FileWatch(shuffleDirectory);
             try {
                 onSluice = runBatchJob(sluice, "batch-sluice");
             } finally {
-                mostFilesSeen = watch.stop();
+                partitionFilesCreated = watch.stop();
             }
-            assertTrue(mostFilesSeen > 0, "the blocking exchanges went through Sluice's partition files");
+            assertTrue(partitionFilesCreated > 0, "the blocking exchanges went through Sluice's partition files");
             assertNoPartitionFileWithin(shuffleDirectory);
             SluiceMemory.assertAllSegmentsReturned(RecordingShuffleServiceFactory.environments());
         }
@@ -110,40 +114,68 @@ class SluiceBatchJobTest {
         }
     }
 
-    /** Counts the partition files under a directory every few milliseconds while a job runs; remembers the most. */
+    /**
+     * Counts the partition files created under a directory while a job runs, from the file system's creation events
+     * (a {@link WatchService} on every directory there and on those created later), so a file that lives only
+     * between two looks is counted too.
+     */
     private static final class FileWatch {
 
-        private final AtomicInteger most = new AtomicInteger();
-        private final AtomicBoolean stopped = new AtomicBoolean();
+        private final AtomicInteger created = new AtomicInteger();
+        private final WatchService events;
         private final Thread thread;
 
-        FileWatch(Path directory) {
-            thread = new Thread(() -> {
-                while (!stopped.get()) {
-                    try {
-                        most.accumulateAndGet(partitionFiles(directory).size(), Math::max);
-                        Thread.sleep(5);
-                    } catch (IOException | UncheckedIOException e) {
-                        // A file deleted while the directory was walked: count again.
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+        FileWatch(Path directory) throws IOException {
+            events = directory.getFileSystem().newWatchService();
+            try (Stream<Path> all = Files.walk(directory)) {
+                for (Path dir : (Iterable<Path>) all.filter(Files::isDirectory)::iterator) {
+                    dir.register(events, StandardWatchEventKinds.ENTRY_CREATE);
                 }
-            }, "partition-file-watch");
+            }
+            thread = new Thread(this::countCreations, "partition-file-watch");
             thread.setDaemon(true);
             thread.start();
         }
 
-        int stop() throws InterruptedException {
-            stopped.set(true);
-            thread.join();
-            return most.get();
+        private void countCreations() {
+            try {
+                while (true) {
+                    WatchKey key = events.take();
+                    for (WatchEvent<?> event : key.pollEvents()) {
+                        if (event.kind() != StandardWatchEventKinds.ENTRY_CREATE) {
+                            continue; // OVERFLOW: events lost, but files were created, and later ones still count
+                        }
+                        Path path = ((Path) key.watchable()).resolve((Path) event.context());
+                        if (isPartitionFile(path)) {
+                            created.incrementAndGet();
+                        } else if (Files.isDirectory(path)) {
+                            path.register(events, StandardWatchEventKinds.ENTRY_CREATE);
+                        }
+                    }
+                    key.reset();
+                }
+            } catch (InterruptedException | ClosedWatchServiceException e) {
+                // stopped
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot watch a new directory", e);
+            }
         }
+
+        /** @return partition files created since the watch started */
+        int stop() throws InterruptedException, IOException {
+            events.close(); // ends the take() of the watching thread
+            thread.join();
+            return created.get();
+        }
+    }
+
+    private static boolean isPartitionFile(Path path) {
+        return path.toString().endsWith(".data") || path.toString().endsWith(".index");
     }
 
     private static List<Path> partitionFiles(Path directory) throws IOException {
         try (Stream<Path> all = Files.walk(directory)) {
-            return all.filter(p -> p.toString().endsWith(".data") || p.toString().endsWith(".index")).toList();
+            return all.filter(SluiceBatchJobTest::isPartitionFile).toList();
         }
     }
 }
