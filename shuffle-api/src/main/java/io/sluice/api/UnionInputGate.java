@@ -407,21 +407,7 @@ public final class UnionInputGate implements InputGate {
      */
     @Override
     public void sendTaskEvent(ByteBuffer event) throws IOException {
-        IOException failure = null;
-        for (InputGate gate : gates) {
-            try {
-                gate.sendTaskEvent(event.duplicate());
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        EveryOne.apply(gates, IOException.class, null, gate -> gate.sendTaskEvent(event.duplicate()));
     }
 
     /** Sends the event to the producer of the union's channel {@code channelIndex} only. */
@@ -459,22 +445,6 @@ public final class UnionInputGate implements InputGate {
 
     /** Closes every gate; the failures of close are added to {@code primary}, or thrown when it is null. */
     private void closeAll(Throwable primary) {
-        RuntimeException failure = null;
-        for (InputGate gate : gates) {
-            try {
-                gate.close();
-            } catch (RuntimeException e) {
-                if (primary != null) {
-                    primary.addSuppressed(e);
-                } else if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        EveryOne.apply(gates, RuntimeException.class, primary, InputGate::close);
     }
 }
