@@ -71,7 +71,7 @@ class ArchitectureTest {
         slices().matching("io.sluice.(**)").should().beFreeOfCycles().check(classes);
     }
 
-    /** The transport depends on the gate, never the other way (the cycle this module once had). */
+    /** The transport depends on the gate, never the other way: the gate defines the interfaces it is reached by. */
     @ArchTest
     static void gate_doesNotImportTransport(JavaClasses classes) {
         noClasses()
