@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sluice next to Apache Flink 2.3.0 (and raw Netty) on this machine, in one run.
 #
-# Both sides come from this repository: Sluice's JMH suite (shuffle-tests/target/sluice-bench.jar jmh) and its
+# Both sides come from this repository: Sluice's JMH suite (sluice-bench/target/sluice-bench.jar jmh) and its
 # one-way latency figure (sluice-bench latency, the Flink peer's shape), and
 # bench/flink-peer (Flink's network stack driven through its production path, plus raw Netty loopback).
 # The run goes figure group by figure group: each group measures Sluice's scenario and the Flink (and raw
@@ -59,7 +59,7 @@ PEER_DIR="${PEER_DIR:-}"  # the external Flink harness (a directory with run.sh)
 PEER_ONLY="${PEER_ONLY:-bulk|records.long.1w|records.b100|latency|raw}"
 PEER_BUILD_DIR="${PEER_BUILD_DIR:-$ROOT/target/external-peer-build}" # its own copy: other runs may use the default
 OUT_DIR="${OUT_DIR:-$ROOT/target/compare-$(date -u +%Y%m%dT%H%M%SZ)}"
-SLUICE_JAR="$ROOT/shuffle-tests/target/sluice-bench.jar"
+SLUICE_JAR="$ROOT/sluice-bench/target/sluice-bench.jar"
 PEER_HOME="$ROOT/bench/flink-peer"
 PEER_CP="$PEER_HOME/target/flink-peer.jar:$PEER_HOME/target/lib/*"
 # The same JVM flags for every JVM of both sides (those of the external peer harness).
@@ -86,7 +86,7 @@ fi
 # --- build what is missing (never "mvn install": the local repository is shared) -----------------------
 if [[ ! -f "$SLUICE_JAR" ]]; then
   echo "# building $SLUICE_JAR" >&2
-  (cd "$ROOT" && mvn -B -q -pl shuffle-tests -am package -DskipTests)
+  (cd "$ROOT" && mvn -B -q -pl sluice-bench -am package -DskipTests)
 fi
 if [[ ! -f "$PEER_HOME/target/flink-peer.jar" ]]; then
   echo "# building bench/flink-peer (downloads Flink 2.3.0 once)" >&2
