@@ -5,19 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.bench.report.FlowSummary;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The default command moving real data in this JVM; skipped until the implementation is on the class path. */
+/** The default command moving real data in this JVM; skipped when no shuffle implementation is on the class path. */
 @Tag("runtime")
 class LocalRunRuntimeTest {
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final InProcessBench bench = new InProcessBench();
 
     @BeforeEach
     void needsTheImplementation() {
@@ -26,10 +22,10 @@ class LocalRunRuntimeTest {
 
     @Test
     void defaultShape_smallerVolume_verifiesEveryRecordAndReturnsEveryBuffer() {
-        int status = run("--bytes", "64m", "--json", "--progress", "off");
+        int status = bench.run("--bytes", "64m", "--json", "--progress", "off");
 
-        String json = text(out);
-        assertEquals(Main.EXIT_PASS, status, json + text(err));
+        String json = bench.out();
+        assertEquals(Main.EXIT_PASS, status, json + bench.err());
         assertEquals("PASS", JsonFields.string(json, "verdict"));
         assertEquals(16, JsonFields.number(json, "channels"));
         assertTrue(JsonFields.number(json, "bytes") >= 64L << 20, json);
@@ -44,20 +40,20 @@ class LocalRunRuntimeTest {
 
     @Test
     void oneEnvironment_localTransport_andTimedRuns_passToo() {
-        assertEquals(Main.EXIT_PASS, run("--environments", "1", "--bytes", "16m", "--json", "--progress", "off"), text(out));
-        assertEquals(Main.EXIT_PASS, run("--transport", "local", "--producers", "3", "--consumers", "2", "--bytes", "16m",
-                "--json", "--progress", "off"), text(out));
-        assertEquals(Main.EXIT_PASS, run("--duration", "1s", "--record-size", "100", "--flush-interval", "0", "--json",
-                "--progress", "off"), text(out));
+        assertEquals(Main.EXIT_PASS, bench.run("--environments", "1", "--bytes", "16m", "--json", "--progress", "off"), bench.out());
+        assertEquals(Main.EXIT_PASS, bench.run("--transport", "local", "--producers", "3", "--consumers", "2", "--bytes", "16m",
+                "--json", "--progress", "off"), bench.out());
+        assertEquals(Main.EXIT_PASS, bench.run("--duration", "1s", "--record-size", "100", "--flush-interval", "0", "--json",
+                "--progress", "off"), bench.out());
     }
 
     @Test
     void blockingRun_warmsUpOnItsOwnPartitions_thenMeasuresAndVerifiesTheRequestedVolume() {
-        int status = run("--partition-type", "blocking", "--bytes", "16m", "--warmup-bytes", "4m", "--json",
+        int status = bench.run("--partition-type", "blocking", "--bytes", "16m", "--warmup-bytes", "4m", "--json",
                 "--progress", "plain");
 
-        String json = text(out);
-        String progress = text(err);
+        String json = bench.out();
+        String progress = bench.err();
         assertEquals(Main.EXIT_PASS, status, json + progress);
         assertEquals("PASS", JsonFields.string(json, "verdict"));
         // The summary counts the measured round only: 16 MiB, not 16 + 4.
@@ -83,11 +79,11 @@ class LocalRunRuntimeTest {
 
     @Test
     void blockingRun_warmsUpInAtMostTheGivenRounds_eachReadAndWrittenLikeTheMeasuredOne() {
-        int status = run("--partition-type", "blocking", "--bytes", "8m", "--warmup-bytes", "2m",
+        int status = bench.run("--partition-type", "blocking", "--bytes", "8m", "--warmup-bytes", "2m",
                 "--warmup-rounds", "2", "--json", "--progress", "plain");
 
-        String progress = text(err);
-        assertEquals(Main.EXIT_PASS, status, text(out) + progress);
+        String progress = bench.err();
+        assertEquals(Main.EXIT_PASS, status, bench.out() + progress);
         assertTrue(progress.contains("warm-up 1 write phase: ") && progress.contains("warm-up 1 read phase: "),
                 progress);
         assertFalse(progress.contains("warm-up 3 "), progress);
@@ -99,20 +95,20 @@ class LocalRunRuntimeTest {
 
     @Test
     void blockingRun_withoutWarmUp_goesStraightToTheMeasuredPhases() {
-        int status = run("--partition-type", "blocking", "--bytes", "8m", "--warmup-bytes", "0", "--json",
+        int status = bench.run("--partition-type", "blocking", "--bytes", "8m", "--warmup-bytes", "0", "--json",
                 "--progress", "plain");
 
-        assertEquals(Main.EXIT_PASS, status, text(out) + text(err));
-        assertFalse(text(err).contains("warm-up"), text(err));
-        assertTrue(text(err).contains("write phase: "), text(err));
+        assertEquals(Main.EXIT_PASS, status, bench.out() + bench.err());
+        assertFalse(bench.err().contains("warm-up"), bench.err());
+        assertTrue(bench.err().contains("write phase: "), bench.err());
     }
 
     @Test
     void corruptedRecord_failsTheRunWithExit1NamingTheChannel() {
         // Channel 6 = producer 1 -> consumer 2 of 4 x 4.
-        int status = run("--bytes", "16m", "--corrupt-record", "6:20", "--progress", "off");
+        int status = bench.run("--bytes", "16m", "--corrupt-record", "6:20", "--progress", "off");
 
-        String table = text(out);
+        String table = bench.out();
         assertEquals(Main.EXIT_FAIL, status, table);
         assertTrue(table.contains("\nFAIL: RecordVerificationException: channel producer 1 -> consumer 2, input channel 1"
                 + " (record channel 6): record 20 ("), table);
@@ -121,26 +117,26 @@ class LocalRunRuntimeTest {
 
     @Test
     void tooLittleMemory_failsWithTheOptionToRaise() {
-        int status = run("--memory", "64k", "--bytes", "1m", "--progress", "off");
+        int status = bench.run("--memory", "64k", "--bytes", "1m", "--progress", "off");
 
-        String table = text(out);
+        String table = bench.out();
         assertEquals(Main.EXIT_FAIL, status, table);
         assertTrue(table.contains("(--memory)"), table);
     }
 
     @Test
     void plainProgress_printsLinesOnStderr() {
-        assertEquals(Main.EXIT_PASS, run("--duration", "3s", "--progress", "plain", "--record-size", "1k"), text(out));
+        assertEquals(Main.EXIT_PASS, bench.run("--duration", "3s", "--progress", "plain", "--record-size", "1k"), bench.out());
 
-        assertTrue(text(err).startsWith("progress "), text(err));
+        assertTrue(bench.err().startsWith("progress "), bench.err());
     }
 
     @Test
     void soakSampling_printsEverySampleAndWritesTheSeriesToJson() {
-        int status = run("--duration", "4s", "--sample-interval", "1s", "--record-size", "1k", "--json", "--progress", "off");
+        int status = bench.run("--duration", "4s", "--sample-interval", "1s", "--record-size", "1k", "--json", "--progress", "off");
 
-        String json = text(out);
-        String lines = text(err);
+        String json = bench.out();
+        String lines = bench.err();
         assertEquals(Main.EXIT_PASS, status, json + lines);
         long samples = JsonFields.number(json, "sampleCount");
         assertTrue(samples >= 2, "a sample every second of a 4-second run: " + json);
@@ -164,23 +160,13 @@ class LocalRunRuntimeTest {
     void abortedTimedRun_stopsItsProducersPromptly() {
         // --duration 1h, --timeout 2s: the timeout aborts the run; the producers must end with the abort
         // instead of writing into their closed writers until the hour is over.
-        int status = run("--duration", "1h", "--timeout", "2s", "--record-size", "1k", "--json", "--progress", "off");
+        int status = bench.run("--duration", "1h", "--timeout", "2s", "--record-size", "1k", "--json", "--progress", "off");
 
-        String json = text(out);
+        String json = bench.out();
         assertEquals(Main.EXIT_FAIL, status, json);
         String failure = JsonFields.string(json, "failure");
         assertTrue(failure.startsWith("TimeoutException: not finished within 2.00 s (--timeout)"), failure);
         assertFalse(failure.contains("still running"), failure);
         assertEquals(0, JsonFields.number(json, "buffersNotReturned"), json);
-    }
-
-    private int run(String... args) {
-        out.reset();
-        err.reset();
-        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    }
-
-    private static String text(ByteArrayOutputStream stream) {
-        return stream.toString(StandardCharsets.UTF_8);
     }
 }

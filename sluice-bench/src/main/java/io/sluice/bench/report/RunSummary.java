@@ -2,7 +2,6 @@ package io.sluice.bench.report;
 
 import io.sluice.bench.options.Command;
 
-
 /**
  * Everything a run reports. Immutable value.
  *

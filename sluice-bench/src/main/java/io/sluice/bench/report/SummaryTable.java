@@ -2,7 +2,6 @@ package io.sluice.bench.report;
 
 import io.sluice.bench.options.Command;
 
-
 /** Prints a {@link RunSummary} as a table for people, ending with the verdict line. Stateless; any thread. */
 public final class SummaryTable {
 

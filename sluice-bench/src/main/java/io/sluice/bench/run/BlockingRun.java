@@ -2,18 +2,9 @@ package io.sluice.bench.run;
 
 import io.sluice.api.InputGate;
 import io.sluice.api.PartitionType;
-import io.sluice.api.ProducerDescriptor;
-import io.sluice.api.ResourceId;
-import io.sluice.api.ResultPartitionId;
-import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
-import io.sluice.api.ShuffleEnvironmentContext;
-import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.api.ShuffleServiceFactory;
-import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.bench.options.BenchOptions;
 import io.sluice.bench.options.Command;
 import io.sluice.bench.options.Workload;
@@ -21,11 +12,9 @@ import io.sluice.bench.report.FlowSample;
 import io.sluice.bench.report.FlowSummary;
 import io.sluice.bench.report.LatencySummary;
 import io.sluice.bench.report.MemoryPeak;
-import io.sluice.bench.report.ReportSeries;
 import io.sluice.bench.report.RunSummary;
 import io.sluice.bench.report.SoakReport;
 import io.sluice.bench.report.Units;
-import io.sluice.tests.support.Wiring;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -66,20 +55,14 @@ final class BlockingRun {
             DiskLimits before = DiskLimits.measure(directory, probeBytes);
             // A run larger than the probe is also set against dd writing as much, through the page cache.
             double volumeWriteBefore = requested > probeBytes ? DiskLimits.bufferedWriteOf(directory, requested) : 0;
-            ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
-            List<ShuffleEnvironmentContext> contexts = new ArrayList<>();
-            for (int i = 0; i < options.environments(); i++) {
-                contexts.add(ShuffleEnvironmentContext.of(config, new ResourceId("bench-env-" + i)));
-            }
-            try (Environments environments = Environments.start(factory, contexts);
-                 ShuffleMaster master = factory.createShuffleMaster(config)) {
+            try (RunShuffle shuffle = RunShuffle.start(config, RunShuffle.contexts(config, options.environments()))) {
                 if (options.warmUpBytes() > 0) {
-                    Phases failed = warmUp(environments, master);
+                    Phases failed = warmUp(shuffle);
                     if (failed != null) {
                         return summary(failed, before);
                     }
                 }
-                Phases phases = writeThenRead(environments, master, options.workload(), "", directory);
+                Phases phases = writeThenRead(shuffle, options.workload(), "", directory);
                 if (phases.failure() != null) {
                     return summary(phases, before);
                 }
@@ -89,20 +72,16 @@ final class BlockingRun {
                 return summary(phases, limits, volumeWrite);
             }
         } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            MeasuredRun.Outcome none = new MeasuredRun.Outcome(e, 0, MemoryPeak.NONE, 0, SoakReport.NONE, FlowSummary.NONE,
-                    ReportSeries.NONE);
+            MeasuredRun.Outcome none = MeasuredRun.Outcome.failed(e);
             return summary(new Phases(none, none, 0, 0, 0), null);
         }
     }
 
     /**
      * dd once more, right after the measured read, and the limits the phases are set against: the mean of that and
-     * {@code before} (measured before the warm-up, minutes earlier). This VM's disk changes speed from minute to
-     * minute (dd's direct read has moved 0.9-2.1 GB/s within a quarter of an hour), so one measurement minutes away
-     * from the read says little about the disk the read had; both are printed, so the drift shows.
+     * {@code before} (measured before the warm-up, minutes earlier). A virtual machine's disk can change speed from
+     * minute to minute, so one measurement minutes away from the read says little about the disk the read had; both
+     * are printed, so the drift shows.
      */
     private DiskLimits aroundTheRound(DiskLimits before, Path directory, long probeBytes)
             throws IOException, InterruptedException {
@@ -123,14 +102,14 @@ final class BlockingRun {
      *
      * @return the failed round, or null when the warm-up succeeded
      */
-    private Phases warmUp(Environments environments, ShuffleMaster master) throws Exception {
+    private Phases warmUp(RunShuffle shuffle) throws Exception {
         Workload measured = options.workload();
         Workload warmUp = new Workload(measured.sizes(), options.warmUpBytes(), null, measured.seed(), null);
         JitActivity jit = new JitActivity();
         for (int round = 1; round <= options.warmUpRounds(); round++) {
             long compileBefore = jit.compileMillis();
             long start = System.nanoTime();
-            Phases phases = writeThenRead(environments, master, warmUp, "warm-up " + round + " ", null);
+            Phases phases = writeThenRead(shuffle, warmUp, "warm-up " + round + " ", null);
             long roundNanos = System.nanoTime() - start;
             long compileMillis = jit.compileMillis() - compileBefore;
             if (phases.failure() != null) {
@@ -155,25 +134,16 @@ final class BlockingRun {
      * {@code flushDirectory}, the written data goes to disk between the phases, untimed ({@link DiskLimits#flush}):
      * the read phase then has the disk and the CPUs to itself, as dd's read had.
      */
-    private Phases writeThenRead(Environments environments, ShuffleMaster master, Workload workload, String label,
-                                 Path flushDirectory) throws Exception {
+    private Phases writeThenRead(RunShuffle shuffle, Workload workload, String label, Path flushDirectory)
+            throws Exception {
         int producers = options.producers();
         int consumers = options.consumers();
+        Environments environments = shuffle.environments();
         ShuffleEnvironment producerEnvironment = environments.get(0);
         ShuffleEnvironment consumerEnvironment = environments.get(options.environments() - 1);
-        List<ShuffleDescriptor> partitions = new ArrayList<>();
-        List<ResultPartitionWriter> writers = new ArrayList<>();
-        for (int p = 0; p < producers; p++) {
-            ShuffleDescriptor partition = Wiring.register(master, ResultPartitionId.random(),
-                    PartitionType.BLOCKING, consumers, new ProducerDescriptor(producerEnvironment.resourceId(),
-                            producerEnvironment.dataAddress()));
-            partitions.add(partition);
-            ResultPartitionWriter writer = Wiring.writer(producerEnvironment, "producer-" + p, partition,
-                    PartitionType.BLOCKING, consumers);
-            writer.setup();
-            writers.add(writer);
-        }
-        ProducerSide producerSide = new ProducerSide(writers, workload);
+        RunShuffle.Partitions partitions = shuffle.produce(producers, consumers, PartitionType.BLOCKING,
+                p -> producerEnvironment);
+        ProducerSide producerSide = new ProducerSide(partitions.writers(), workload);
         err.println(label + "write phase: " + producers + " producers write " + consumers + " subpartitions each");
         MeasuredRun.Outcome write = MeasuredRun.execute(options, workload, err, environments, producerSide.tasks(),
                 producerSide::bytes, null);
@@ -187,21 +157,12 @@ final class BlockingRun {
                     + "-f, untimed), so that the read phase does not share the disk and CPUs with it", label,
                     flushNanos / 1e9));
         }
-        List<InputGate> gates = new ArrayList<>();
-        for (int c = 0; c < consumers; c++) {
-            InputGate gate = Wiring.gate(consumerEnvironment, "consumer-" + c, c, partitions);
-            gate.setup();
-            gates.add(gate);
-        }
+        List<InputGate> gates = shuffle.consume(consumers, partitions.descriptors(), c -> consumerEnvironment);
         ConsumerSide consumerSide = new ConsumerSide(gates, producers);
         err.println(label + "read phase: " + consumers + " consumers read their subpartition of every partition");
         MeasuredRun.Outcome read = MeasuredRun.execute(options, workload, err, environments, consumerSide.tasks(),
                 consumerSide::bytes, null);
-        List<ResultPartitionId> ids = new ArrayList<>();
-        for (ShuffleDescriptor partition : partitions) {
-            ids.add(partition.partitionId());
-        }
-        producerEnvironment.releasePartitionsLocally(ids);
+        producerEnvironment.releasePartitionsLocally(partitions.ids());
         return new Phases(write, read, written, consumerSide.bytes(), consumerSide.records());
     }
 

@@ -1,6 +1,7 @@
 package io.sluice.bench.run;
 
 import io.sluice.api.InputGate;
+import io.sluice.api.PartitionType;
 import io.sluice.api.ProducerDescriptor;
 import io.sluice.api.ResourceId;
 import io.sluice.api.ResultPartitionId;
@@ -8,20 +9,12 @@ import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
-import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.api.ShuffleServiceFactory;
-import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.bench.options.BenchOptions;
 import io.sluice.bench.options.Command;
 import io.sluice.bench.options.ServeTicket;
-import io.sluice.bench.report.FlowSummary;
 import io.sluice.bench.report.LatencySummary;
-import io.sluice.bench.report.MemoryPeak;
-import io.sluice.bench.report.ReportSeries;
 import io.sluice.bench.report.RunSummary;
-import io.sluice.bench.report.SoakReport;
-import io.sluice.tests.support.Wiring;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -53,38 +46,25 @@ public final class ConsumeRun {
     public RunSummary execute() {
         ShuffleConfig config = options.shuffleConfig();
         ServeTicket ticket = options.ticket();
-        try {
-            ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
-            ResourceId id = new ResourceId("sluice-consume-" + UUID.randomUUID().toString().substring(0, 8));
-            try (Environments environments = Environments.start(factory, List.of(ShuffleEnvironmentContext.of(config, id)));
-                 ShuffleMaster master = factory.createShuffleMaster(config)) {
-                ShuffleEnvironment environment = environments.get(0);
-                InetSocketAddress producerAddress = new InetSocketAddress(ticket.host(), ticket.port());
-                ProducerDescriptor producer = new ProducerDescriptor(new ResourceId(ticket.producerId()), producerAddress);
-                List<ShuffleDescriptor> partitions = new ArrayList<>();
-                for (ResultPartitionId partitionId : ticket.partitions()) {
-                    partitions.add(Wiring.register(master, partitionId, ticket.subpartitions(), producer));
-                }
-                List<InputGate> gates = new ArrayList<>();
-                for (int c = 0; c < ticket.subpartitions(); c++) {
-                    InputGate gate = Wiring.gate(environment, "consumer-" + c, c, partitions);
-                    gate.setup();
-                    gates.add(gate);
-                }
-                ConsumerSide consumerSide = new ConsumerSide(gates, partitions.size());
-                MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, environments, consumerSide.tasks(),
-                        consumerSide::bytes, null);
-                // Timestamps are System.nanoTime() of the producer: comparable on one host only.
-                LatencySummary latency = isThisHost(producerAddress.getAddress()) ? consumerSide.latency() : LatencySummary.NONE;
-                return summary(consumerSide.bytes(), consumerSide.records(), outcome.wallNanos(), latency,
-                        outcome.memory(), outcome.buffersNotReturned(), outcome.failure(), outcome.soak(), outcome.flow(),
-                        outcome.series());
+        ResourceId id = new ResourceId("sluice-consume-" + UUID.randomUUID().toString().substring(0, 8));
+        try (RunShuffle shuffle = RunShuffle.start(config, List.of(ShuffleEnvironmentContext.of(config, id)))) {
+            InetSocketAddress producerAddress = new InetSocketAddress(ticket.host(), ticket.port());
+            ProducerDescriptor producer = new ProducerDescriptor(new ResourceId(ticket.producerId()), producerAddress);
+            List<ShuffleDescriptor> partitions = new ArrayList<>();
+            for (ResultPartitionId partitionId : ticket.partitions()) {
+                partitions.add(shuffle.register(partitionId, PartitionType.PIPELINED_BOUNDED, ticket.subpartitions(),
+                        producer));
             }
+            ShuffleEnvironment environment = shuffle.environments().get(0);
+            List<InputGate> gates = shuffle.consume(ticket.subpartitions(), partitions, c -> environment);
+            ConsumerSide consumerSide = new ConsumerSide(gates, partitions.size());
+            MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, shuffle.environments(),
+                    consumerSide.tasks(), consumerSide::bytes, null);
+            // Timestamps are System.nanoTime() of the producer: comparable on one host only.
+            LatencySummary latency = isThisHost(producerAddress.getAddress()) ? consumerSide.latency() : LatencySummary.NONE;
+            return summary(consumerSide.bytes(), consumerSide.records(), latency, outcome);
         } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return summary(0, 0, 0, LatencySummary.NONE, MemoryPeak.NONE, 0, e, SoakReport.NONE, FlowSummary.NONE, ReportSeries.NONE);
+            return summary(0, 0, LatencySummary.NONE, MeasuredRun.Outcome.failed(e));
         }
     }
 
@@ -92,14 +72,11 @@ public final class ConsumeRun {
         return address != null && (address.isLoopbackAddress() || NetworkInterface.getByInetAddress(address) != null);
     }
 
-    private RunSummary summary(long bytes, long records, long wallNanos, LatencySummary latency, MemoryPeak memory,
-                               int notReturned, Throwable failure, SoakReport soak, FlowSummary flow,
-                               ReportSeries series) {
+    private RunSummary summary(long bytes, long records, LatencySummary latency, MeasuredRun.Outcome outcome) {
         ServeTicket ticket = options.ticket();
         String shape = ticket.partitions().size() + " partitions x " + ticket.subpartitions() + " consumers from "
                 + ticket.host() + ":" + ticket.port() + ", transport " + options.shuffleConfig().get(ShuffleOptions.NETTY_TRANSPORT);
-        return new RunSummary(Command.CONSUME.word(), shape, ticket.partitions().size(), ticket.subpartitions(), "-",
-                bytes, records, wallNanos, latency, memory, notReturned,
-                failure == null ? null : MeasuredRun.describe(failure), soak, flow, series);
+        return outcome.summary(Command.CONSUME, shape, ticket.partitions().size(), ticket.subpartitions(), "-", bytes,
+                records, latency);
     }
 }

@@ -4,7 +4,6 @@ import io.sluice.api.InputGate;
 import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 
-
 /**
  * One consumer: reads every record and event of its gate until the gate finishes, hands them to
  * its {@link DeliveryCheck}, then closes the gate. Runs on its own thread; {@link #abort()} from any thread.

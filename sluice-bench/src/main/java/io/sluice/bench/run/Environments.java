@@ -43,9 +43,7 @@ public final class Environments implements AutoCloseable {
                 environment.start();
             }
         } catch (IOException | RuntimeException e) {
-            for (ShuffleEnvironment environment : started) {
-                closeAfterFailure(environment, e);
-            }
+            closeEach(started, e);
             throw e;
         }
         return new Environments(started);
@@ -132,28 +130,31 @@ public final class Environments implements AutoCloseable {
     /** Closes every environment; idempotent like each environment's close. */
     @Override
     public void close() {
-        RuntimeException failure = null;
-        for (ShuffleEnvironment environment : environments) {
-            try {
-                environment.close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
+        if (closeEach(environments, null) instanceof RuntimeException failure) { // a close throws nothing else
             throw failure;
         }
     }
 
-    private static void closeAfterFailure(ShuffleEnvironment environment, Exception cause) {
-        try {
-            environment.close();
-        } catch (RuntimeException e) {
-            cause.addSuppressed(e);
+    /**
+     * Closes every environment, whatever the others do: the first failure, {@code failure} when given, keeps the
+     * later ones as suppressed.
+     *
+     * @param failure what already went wrong, or null
+     * @return the first failure, or null when there was none
+     */
+    private static Exception closeEach(List<ShuffleEnvironment> environments, Exception failure) {
+        Exception first = failure;
+        for (ShuffleEnvironment environment : environments) {
+            try {
+                environment.close();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
         }
+        return first;
     }
 }

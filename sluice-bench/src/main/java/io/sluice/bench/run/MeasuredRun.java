@@ -2,11 +2,14 @@ package io.sluice.bench.run;
 
 import io.sluice.api.ShuffleOptions;
 import io.sluice.bench.options.BenchOptions;
+import io.sluice.bench.options.Command;
 import io.sluice.bench.options.LibraryFlags;
 import io.sluice.bench.options.Workload;
 import io.sluice.bench.report.FlowSummary;
+import io.sluice.bench.report.LatencySummary;
 import io.sluice.bench.report.MemoryPeak;
 import io.sluice.bench.report.ReportSeries;
+import io.sluice.bench.report.RunSummary;
 import io.sluice.bench.report.SoakReport;
 import io.sluice.bench.report.Units;
 import java.io.PrintStream;
@@ -45,6 +48,38 @@ final class MeasuredRun {
      */
     record Outcome(Throwable failure, long wallNanos, MemoryPeak memory, int buffersNotReturned, SoakReport soak,
                    FlowSummary flow, ReportSeries series) {
+
+        /**
+         * The outcome of a run that failed before its tasks ended: nothing measured. An interrupt is kept in the
+         * thread's interrupt status, since the failure goes into a summary rather than up the stack.
+         *
+         * @param failure what went wrong
+         * @return the outcome
+         */
+        static Outcome failed(Exception failure) {
+            if (failure instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return new Outcome(failure, 0, MemoryPeak.NONE, 0, SoakReport.NONE, FlowSummary.NONE, ReportSeries.NONE);
+        }
+
+        /**
+         * @param command the command word
+         * @param shape producers, consumers, environments and transport, in words
+         * @param producers producer tasks (consume: partitions read)
+         * @param consumers consumer tasks (serve: subpartitions per partition)
+         * @param recordSizes the record size distribution, or "-" where unknown
+         * @param bytes bytes of records moved
+         * @param records records moved
+         * @param latency per-record latency, or {@link LatencySummary#NONE}
+         * @return the summary of the run with this outcome
+         */
+        RunSummary summary(Command command, String shape, int producers, int consumers, String recordSizes,
+                           long bytes, long records, LatencySummary latency) {
+            return new RunSummary(command.word(), shape, producers, consumers, recordSizes, bytes, records, wallNanos,
+                    latency, memory, buffersNotReturned, failure == null ? null : describe(failure), soak, flow,
+                    series);
+        }
     }
 
     /** Releases after the last close may finish on other threads; this long they may take. */

@@ -1,32 +1,21 @@
 package io.sluice.bench.run;
 
-import io.sluice.api.ProducerDescriptor;
+import io.sluice.api.PartitionType;
 import io.sluice.api.ResourceId;
 import io.sluice.api.ResultPartitionId;
-import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
-import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
-import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
-import io.sluice.api.ShuffleServiceFactory;
-import io.sluice.api.ShuffleServiceLoader;
 import io.sluice.bench.options.BenchOptions;
 import io.sluice.bench.options.Command;
 import io.sluice.bench.options.ServeTicket;
-import io.sluice.bench.report.FlowSummary;
 import io.sluice.bench.report.LatencySummary;
-import io.sluice.bench.report.MemoryPeak;
-import io.sluice.bench.report.ReportSeries;
 import io.sluice.bench.report.RunSummary;
-import io.sluice.bench.report.SoakReport;
 import io.sluice.bench.report.Units;
-import io.sluice.tests.support.Wiring;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -60,40 +49,19 @@ public final class ServeRun {
     /** @return the producer-side summary; a failure of any kind is in it, never thrown */
     public RunSummary execute() {
         ShuffleConfig config = options.shuffleConfig();
-        int producers = options.producers();
-        int consumers = options.consumers();
-        try {
-            ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
-            ResourceId id = new ResourceId("sluice-serve-" + UUID.randomUUID().toString().substring(0, 8));
-            ShuffleEnvironmentContext context = new ShuffleEnvironmentContext(config, id,
-                    config.get(ShuffleOptions.MEMORY_TOTAL), false, InetAddress.getByName(options.bindAddress()));
-            try (Environments environments = Environments.start(factory, List.of(context));
-                 ShuffleMaster master = factory.createShuffleMaster(config)) {
-                ShuffleEnvironment environment = environments.get(0);
-                ProducerDescriptor producer = new ProducerDescriptor(environment.resourceId(), environment.dataAddress());
-                List<ResultPartitionId> ids = new ArrayList<>();
-                List<ResultPartitionWriter> writers = new ArrayList<>();
-                for (int p = 0; p < producers; p++) {
-                    ResultPartitionId partitionId = ResultPartitionId.random();
-                    ShuffleDescriptor partition = Wiring.register(master, partitionId, consumers, producer);
-                    ResultPartitionWriter writer = Wiring.writer(environment, "producer-" + p, partition, consumers);
-                    writer.setup();
-                    writers.add(writer);
-                    ids.add(partitionId);
-                }
-                printTicket(environment.dataAddress(), id, ids, config);
-                ProducerSide producerSide = new ProducerSide(writers, options.workload());
-                MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, environments, producerSide.tasks(),
-                        producerSide::bytes, deadline -> awaitConsumed(environment, deadline));
-                return summary(producerSide.bytes(), producerSide.records(), outcome.wallNanos(), outcome.memory(),
-                        outcome.buffersNotReturned(), outcome.failure(), outcome.soak(), outcome.flow(),
-                        outcome.series());
-            }
+        ResourceId id = new ResourceId("sluice-serve-" + UUID.randomUUID().toString().substring(0, 8));
+        try (RunShuffle shuffle = RunShuffle.start(config, List.of(new ShuffleEnvironmentContext(config, id,
+                config.get(ShuffleOptions.MEMORY_TOTAL), false, InetAddress.getByName(options.bindAddress()))))) {
+            ShuffleEnvironment environment = shuffle.environments().get(0);
+            RunShuffle.Partitions partitions = shuffle.produce(options.producers(), options.consumers(),
+                    PartitionType.PIPELINED_BOUNDED, p -> environment);
+            printTicket(environment.dataAddress(), id, partitions.ids(), config);
+            ProducerSide producerSide = new ProducerSide(partitions.writers(), options.workload());
+            MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, shuffle.environments(),
+                    producerSide.tasks(), producerSide::bytes, deadline -> awaitConsumed(environment, deadline));
+            return summary(producerSide.bytes(), producerSide.records(), outcome);
         } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return summary(0, 0, 0, MemoryPeak.NONE, 0, e, SoakReport.NONE, FlowSummary.NONE, ReportSeries.NONE);
+            return summary(0, 0, MeasuredRun.Outcome.failed(e));
         }
     }
 
@@ -123,13 +91,10 @@ public final class ServeRun {
         return null;
     }
 
-    private RunSummary summary(long bytes, long records, long wallNanos, MemoryPeak memory, int notReturned,
-                               Throwable failure, SoakReport soak, FlowSummary flow,
-                               ReportSeries series) {
+    private RunSummary summary(long bytes, long records, MeasuredRun.Outcome outcome) {
         String shape = options.producers() + " producers x " + options.consumers() + " subpartitions, bound to "
                 + options.bindAddress() + ", transport " + options.shuffleConfig().get(ShuffleOptions.NETTY_TRANSPORT);
-        return new RunSummary(Command.SERVE.word(), shape, options.producers(), options.consumers(),
-                options.workload().sizes().toString(), bytes, records, wallNanos, LatencySummary.NONE, memory, notReturned,
-                failure == null ? null : MeasuredRun.describe(failure), soak, flow, series);
+        return outcome.summary(Command.SERVE, shape, options.producers(), options.consumers(),
+                options.workload().sizes().toString(), bytes, records, LatencySummary.NONE);
     }
 }

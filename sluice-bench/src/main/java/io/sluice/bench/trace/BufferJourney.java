@@ -2,7 +2,6 @@ package io.sluice.bench.trace;
 
 import io.sluice.buffers.BufferTrace.Hop;
 
-
 /**
  * One data buffer's way through the shuffle, as a trace recorded it: the time and thread of each hop it passed, or
  * nothing for a hop the trace did not see (a reader that needed no notification, a recycle that announced no
