@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sluice next to Apache Flink with TLS on both sides (issue 9): bulk and 100-byte records per TLS mode, through
+# Sluice next to Apache Flink with TLS on both sides: bulk and 100-byte records per TLS mode, through
 # the external Flink harness (PEER_DIR/run.sh with SSL=MODE). The plain comparison is bench/compare-with-flink.sh.
 #
 # Runs Sluice's JMH scenarios (sluice-bench/target/sluice-bench.jar jmh) and the Flink peer harness

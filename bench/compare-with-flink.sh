@@ -8,8 +8,8 @@
 # Netty) figures right after each other, swapping which side goes first every round, so a swing of the
 # machine's load hits both sides of a ratio alike. After ROUNDS rounds, the groups whose Sluice/Flink ratio
 # still spreads more than NOISE get more rounds, up to MAX_ROUNDS. The summary gives per figure the
-# min/median/max of each side, of the per-round ratio and its spread, and a verdict against the issue-13
-# target, or "too noisy to conclude". Each JVM is pinned to the same cores (CPUS) when taskset allows.
+# min/median/max of each side, of the per-round ratio and its spread, and a verdict against the figure's
+# target ratio (bench/compare-summary.py, ROWS), or "too noisy to conclude". Each JVM is pinned to the same cores (CPUS) when taskset allows.
 #
 # Usage:   bench/compare-with-flink.sh              (builds the Sluice jar and bench/flink-peer if missing)
 #          nice -n 10 bench/compare-with-flink.sh   on a shared machine

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's command exactly: no arguments, in a process of its own (without the test JVM's
- * leak-detection overhead). Skipped until the implementation is on the class path; its 120 s test
- * timeout is the issue's "well under a minute" with room for a slow machine.
+ * leak-detection overhead). Skipped when no shuffle implementation is on the class path; the run takes well
+ * under a minute, and the 120 s test timeout leaves room for a slow machine.
  */
 @Tag("runtime")
 class DefaultRunRuntimeTest {

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** serve and consume as two processes on loopback; skipped until the implementation is on the class path. */
+/** serve and consume as two processes on loopback; skipped when no shuffle implementation is on the class path. */
 @Tag("runtime")
 class ServeConsumeRuntimeTest {
 

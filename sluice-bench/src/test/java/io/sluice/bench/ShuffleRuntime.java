@@ -14,6 +14,6 @@ final class ShuffleRuntime {
     /** Skips the calling test unless ServiceLoader finds an {@link ShuffleServiceFactory}. */
     static void assumeAvailable() {
         assumeTrue(ServiceLoader.load(ShuffleServiceFactory.class).findFirst().isPresent(),
-                "no io.sluice.api.ShuffleServiceFactory on the class path yet");
+                "no io.sluice.api.ShuffleServiceFactory on the class path");
     }
 }

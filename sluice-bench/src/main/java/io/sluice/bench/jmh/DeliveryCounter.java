@@ -15,9 +15,9 @@ final class DeliveryCounter {
     /**
      * Backstop only: the publish that reaches the goal always unparks the waiter (it reads {@code goal} after its
      * add, and a goal set after that read is followed by a read of {@code delivered} that sees the add), so the wait
-     * never needs a timer. It was 1 ms: a thousand wake-ups a second of a thread the Flink peer does not have (its
-     * main thread sleeps through the window), each taking a CPU from the data path (seen: 840 context switches a
-     * second of the JMH thread in {@code 4x100}).
+     * never needs a timer. A short backstop would wake the JMH thread many times a second, a thread the Flink peer
+     * does not have (its main thread sleeps through the window), each wake-up taking a CPU from the data path
+     * (context switches of the JMH thread in {@code ManyChannelsBenchmark} with {@code shape=4x100} show it).
      */
     private static final long PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 

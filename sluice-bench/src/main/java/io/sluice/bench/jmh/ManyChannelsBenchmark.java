@@ -29,11 +29,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * Score: records per second. The Flink peer's figure for {@code 4x100} is {@code flink.records.long.4w.100ch.100ms}.
  *
  * <p>Warm-up: 15 s, not the suite's 3. With {@code 10x10}'s 20 busy threads on 2 vCPUs the JIT's compiler thread
- * gets about a tenth of a CPU: in the forks that used to "collapse" (3-10 M records/s against 25-40 M), the C2
- * compilations of {@code ResultPartition.emit} and {@code RecordReader.next} were queued 1.6 s after the start and
- * finished 10-17 s after it (seen with {@code -XX:+PrintCompilation}), so every measured iteration ran C1 code
- * (150-430 ns of CPU per record instead of 20-60). bench/compare-with-flink.sh gives both sides of this group the
- * same longer warm-up ({@code WARM_MANY}).
+ * gets about a tenth of a CPU, so the C2 compilations of {@code ResultPartition.emit} and {@code RecordReader.next}
+ * can finish well after a 3 s warm-up (run with {@code -jvmArgsAppend -XX:+PrintCompilation} to see when), and a
+ * fork whose measured iterations still run C1 code reports a fraction of the records per second of the others.
+ * bench/compare-with-flink.sh gives both sides of this group the same longer warm-up ({@code WARM_MANY}).
  */
 @Warmup(iterations = 15, time = 1)
 public class ManyChannelsBenchmark extends StreamingBenchmark {
@@ -46,7 +45,6 @@ public class ManyChannelsBenchmark extends StreamingBenchmark {
     /** PRODUCERSxSUBPARTITIONS: 1x100, 4x100, 10x10 or 1x1000. */
     @Param({"1x100", "4x100", "10x10", "1x1000"})
     public String shape;
-
 
     /**
      * The output flush interval in milliseconds: 100 (the default, and the compared figures), or e.g. 1000 to see how

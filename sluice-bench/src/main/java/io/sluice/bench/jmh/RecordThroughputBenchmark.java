@@ -16,8 +16,9 @@ import org.openjdk.jmh.annotations.Setup;
  * cost per record depends on it: {@code recordBuffer} (heap, direct, heap-new), {@code payload} (fixed: zero
  * bytes, only counted; sequenced: a sequence number written into every record and checked on arrival) and
  * {@code reader} (gate: the RecordReader reads the gate itself; union: through a UnionInputGate, as an engine's
- * multi-input task does). The defaults are the suite's historical shape; the comparison script also runs
- * {@code recordBuffer=heap payload=sequenced reader=union}, the shape of the external harness of issue 13.
+ * multi-input task does). The defaults are the suite's first shape, kept so that its figures stay comparable; the
+ * comparison script also runs {@code recordBuffer=heap payload=sequenced reader=union}, the shape of the record
+ * figures of the external Flink harness ({@code PEER_DIR/run.sh}).
  */
 public class RecordThroughputBenchmark extends StreamingBenchmark {
 

@@ -12,15 +12,15 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 /**
  * Steady-state allocation of the data path, to be run with JMH's GC profiler:
  * <pre>
- * java -jar shuffle-tests/target/sluice-bench.jar jmh -prof gc -p link=tcp SteadyStateAllocationBenchmark
+ * java -jar sluice-bench/target/sluice-bench.jar jmh -prof gc -p link=tcp SteadyStateAllocationBenchmark
  * </pre>
  * and read {@code ·gc.alloc.rate.norm} (bytes per operation). The profiler counts what every thread of the forked
  * JVM allocated (producer, consumer, the Netty event loops, the flush timer), so the figure is the library's
  * allocation per unit once warmed up: {@link #buffers()} per 32 KiB buffer sent and received (one channel),
  * {@link #records()} per 8-byte record (one channel, flush every 100 ms; about 2,730 records fill a buffer). The
  * producer reuses one record buffer and the consumer only counts, so the benchmark itself allocates nothing per
- * operation (the waiting benchmark thread parks). Zero is the target (issue 13); what remains is named in
- * docs/benchmarks.md.
+ * operation (the waiting benchmark thread parks). Zero is the target: an allocation per buffer or record becomes
+ * garbage-collection work on the data path; what remains is named in docs/benchmarks.md.
  */
 public class SteadyStateAllocationBenchmark extends StreamingBenchmark {
 

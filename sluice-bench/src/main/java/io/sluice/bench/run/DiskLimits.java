@@ -31,7 +31,7 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
     /** dd's summary line: "N bytes (...) copied, S s, ...". */
     private static final Pattern SUMMARY = Pattern.compile("^(\\d+) bytes .*copied, ([0-9.,eE+-]+) s");
 
-    /** dd runs each measurement this many times and keeps the median: one direct read swings 1.4-2.7 GB/s here. */
+    /** dd runs each measurement this many times and keeps the median: a single direct read can be far off. */
     static final int RUNS = 3;
 
     /** How long one dd or sync may take before the bench gives up on it: a hung device must not hang the bench. */
@@ -70,9 +70,9 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
     /**
      * A buffered dd write of {@code bytes} (whole MiB), once: the page-cache limit for a write as large as the run's.
      * Past the kernel's dirty-page thresholds ({@code vm.dirty_background_ratio}, {@code vm.dirty_ratio}) a writer
-     * is throttled toward the pace of write-back, so the 1 GiB probe of {@link #measure} says nothing about a 4 GB
-     * write (on the project's VM, 2026-12-02: 1.3-1.8 GB/s for 1 GiB, 0.38-1.1 GB/s for 4 GiB). The file is deleted
-     * and the file system synced afterwards, so what follows does not share the disk with its write-back.
+     * is throttled toward the pace of write-back, so the 1 GiB probe of {@link #measure} says little about a 4 GB
+     * write, which can be several times slower. The file is deleted and the file system synced afterwards, so what
+     * follows does not share the disk with its write-back.
      *
      * @return bytes/s
      * @throws IOException when dd or sync cannot run or fails
@@ -90,8 +90,8 @@ record DiskLimits(double writeCached, double writeDirect, double readCached, dou
 
     /**
      * Writes the file system's dirty pages to disk ({@code sync -f}), so that what follows does not compete with the
-     * kernel's write-back of what came before: a read phase that followed a write of 4 GB ran while the kernel wrote
-     * 2.2 GB of dirty pages back, on the disk and CPUs that dd's read, on a quiet disk, had to itself.
+     * kernel's write-back of what came before: without it, a read phase right after a write of several GB shares the
+     * disk and the CPUs with gigabytes of write-back that dd's read, on a quiet disk, did not.
      *
      * @return how long it took, in ns
      * @throws IOException when sync cannot run or fails

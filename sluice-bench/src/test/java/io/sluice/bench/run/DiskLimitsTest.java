@@ -73,8 +73,8 @@ class DiskLimitsTest {
 
     @Test
     void command_thatOutlivesItsTimeout_isKilled_andFailsNamingTheTimeout() throws Exception {
-        // The child prints its pid, then never ends while it keeps its output open (the case that used to block the
-        // bench in a read of the pipe before the timeout was ever looked at).
+        // The child prints its pid, then never ends while it keeps its output open: reading its output to the end
+        // would block for as long as it lives, so only a timeout on the wait ends it.
         List<String> command = List.of("sh", "-c", "echo pid=$$; exec sleep 600");
 
         IOException failure = assertThrows(IOException.class,

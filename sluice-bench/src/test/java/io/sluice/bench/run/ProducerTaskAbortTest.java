@@ -31,8 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * Issue 8, defect 3 as the bench met it: a timed producer whose writer is closed by an abort stops with the
- * writer's {@link ShuffleException} instead of writing into the closed writer until its duration is over.
+ * A timed producer whose writer is closed by an abort stops with the writer's {@link ShuffleException} instead of
+ * writing into the closed writer until its duration is over.
  */
 class ProducerTaskAbortTest {
 
