@@ -34,7 +34,7 @@ public record ChaosResult(ChaosScenario scenario, List<String> problems, List<Fa
     /** @return the one-line Maven command that runs this seed again */
     public static String replayCommand(long seed) {
         return "mvn -o -pl shuffle-tests -am test -Dtest=ChaosTest -Dsurefire.failIfNoSpecifiedTests=false "
-                + "-Dchaos.seed=" + seed + "   (or: java -jar shuffle-tests/target/sluice-bench.jar chaos --seed "
+                + "-Dchaos.seed=" + seed + "   (or: java -jar sluice-bench/target/sluice-bench.jar chaos --seed "
                 + seed + ")";
     }
 
