@@ -80,11 +80,11 @@ class BlockingReadSchedulerTest {
         BlockingReadScheduler reads = new BlockingReadScheduler("fair", BUDGET, SEGMENT, new BufferCompressor());
         SortMergeResultPartition probe = finishedPartition(reads, 1);
         SortMergeResultPartition build = finishedPartition(reads, 2);
-        ResultSubpartitionView probeView = manager.createSubpartitionView(probe.partitionId(), 0, () -> { });
+        ResultSubpartitionView probeView = reader(probe);
         Await.until(() -> reads.segmentsInUse() == BUDGET && reads.isIdle(), Await.EVENTUALLY,
                 () -> "the probe side's reader holds the whole budget: " + reads.segmentsInUse());
 
-        ResultSubpartitionView buildView = manager.createSubpartitionView(build.partitionId(), 0, () -> { });
+        ResultSubpartitionView buildView = reader(build);
 
         assertEveryRecord(2, readToTheEnd(buildView), "the build side, read while the probe side's reader waits");
         buildView.releaseAllResources();
@@ -106,12 +106,12 @@ class BlockingReadSchedulerTest {
         SortMergeResultPartition active = finishedPartition(reads, 2);
         List<ResultSubpartitionView> idleViews = new ArrayList<>();
         for (int i = 0; i < BUDGET + 1; i++) {
-            idleViews.add(manager.createSubpartitionView(idle.partitionId(), 0, () -> { }));
+            idleViews.add(reader(idle));
         }
         Await.until(() -> reads.segmentsInUse() == BUDGET && reads.isIdle(), Await.EVENTUALLY,
                 () -> "the idle readers hold the whole budget: " + reads.segmentsInUse());
 
-        ResultSubpartitionView activeView = manager.createSubpartitionView(active.partitionId(), 0, () -> { });
+        ResultSubpartitionView activeView = reader(active);
 
         assertEveryRecord(2, readToTheEnd(activeView), "the reader whose consumer reads");
         activeView.releaseAllResources();
@@ -143,7 +143,7 @@ class BlockingReadSchedulerTest {
                 failingThird);
         SortMergeResultPartition partition = finishedPartition(reads, 1);
 
-        ResultSubpartitionView failed = manager.createSubpartitionView(partition.partitionId(), 0, () -> { });
+        ResultSubpartitionView failed = reader(partition);
 
         Await.until(failed::isReleased, "the reader fails");
         ShuffleException failure = assertInstanceOf(ShuffleException.class, failed.getFailureCause());
@@ -156,7 +156,7 @@ class BlockingReadSchedulerTest {
                 () -> "the failed reader's read-ahead is back: " + reads.segmentsInUse() + " in use");
         failed.releaseAllResources();
 
-        ResultSubpartitionView next = manager.createSubpartitionView(partition.partitionId(), 0, () -> { });
+        ResultSubpartitionView next = reader(partition);
         assertEveryRecord(1, readToTheEnd(next), "a reader after the failure");
         next.releaseAllResources();
         releaseAndClose(reads, partition);
@@ -172,7 +172,7 @@ class BlockingReadSchedulerTest {
                 directMemoryFor(2));
         SortMergeResultPartition partition = finishedPartition(reads, 1);
 
-        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 0, () -> { });
+        ResultSubpartitionView view = reader(partition);
 
         assertEveryRecord(1, readToTheEnd(view), "the reader on two segments");
         view.releaseAllResources();
@@ -187,7 +187,7 @@ class BlockingReadSchedulerTest {
                 directMemoryFor(0));
         SortMergeResultPartition partition = finishedPartition(reads, 1);
 
-        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 0, () -> { });
+        ResultSubpartitionView view = reader(partition);
 
         Await.until(view::isReleased, "the reader fails");
         ShuffleException failure = assertInstanceOf(ShuffleException.class, view.getFailureCause());
@@ -227,6 +227,11 @@ class BlockingReadSchedulerTest {
         }
         partition.finish();
         return partition;
+    }
+
+    /** A new reader of the partition's only subpartition, whose consumer this test is. */
+    private ResultSubpartitionView reader(SortMergeResultPartition partition) throws IOException {
+        return manager.createSubpartitionView(partition.partitionId(), 0, () -> { });
     }
 
     /** The framed stream of {@code view} up to its end of partition; fails when the reader fails or hangs. */
