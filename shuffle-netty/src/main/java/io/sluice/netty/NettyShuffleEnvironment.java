@@ -19,6 +19,7 @@ import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.WriterMetrics;
+import io.sluice.buffers.DirectMemoryLimit;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
@@ -105,7 +106,9 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                             ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
-        // First: an unwritable directory fails the environment before it takes any memory.
+        // First: a read memory the JVM cannot hold and an unwritable directory fail the environment before it takes
+        // any memory or directory.
+        checkDirectMemory(config);
         this.fileManager = new FileChannelManager(config.tmpDirs(), ShuffleOptions.TMP_DIRS.key());
         this.compressor = config.compressionEnabled() ? new BufferCompressor() : null;
         this.blockingReads = new BlockingReadScheduler(context.resourceId().value(), config.blockingReadBuffers(),
@@ -131,6 +134,26 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
                 config.numberOfSegments(), config.segmentSize(),
                 context.localCommunicationOnly() ? "none (local communication only)" : config.transport());
+    }
+
+    /**
+     * Refuses a read memory that the JVM's direct memory cannot hold next to the network memory (both are direct
+     * buffers; the network memory is allocated now, the read memory as readers need it): a reader would otherwise
+     * fail deep into a read with "Cannot reserve ... bytes of direct buffer memory". Other environments and Netty
+     * share the same limit, so passing this check does not promise the memory; the readers fail cleanly then.
+     */
+    private static void checkDirectMemory(EnvironmentConfig config) {
+        long limit = DirectMemoryLimit.maxBytes();
+        long network = (long) config.numberOfSegments() * config.segmentSize();
+        long read = (long) config.blockingReadBuffers() * config.segmentSize();
+        if (limit >= 0 && network + read > limit) {
+            throw new IllegalArgumentException(ShuffleOptions.BLOCKING_READ_MEMORY.key() + " of "
+                    + config.blockingReadMemory() + " bytes and the network memory of " + network + " bytes ("
+                    + ShuffleOptions.MEMORY_TOTAL.key() + ") need " + (network + read) + " bytes of direct memory, but "
+                    + "the JVM's direct memory limit is " + limit + " bytes (-XX:MaxDirectMemorySize, by default the "
+                    + "maximum heap size): lower " + ShuffleOptions.BLOCKING_READ_MEMORY.key() + " or raise "
+                    + "-XX:MaxDirectMemorySize");
+        }
     }
 
     @Override

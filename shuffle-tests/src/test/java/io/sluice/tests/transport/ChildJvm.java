@@ -143,7 +143,7 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /** Kills the child by its process handle (no shutdown hooks, like a crash) and waits until it is gone. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         if (!process.waitFor(KILL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("the child survived destroyForcibly for " + KILL_TIMEOUT.toMillis() + " ms; "
