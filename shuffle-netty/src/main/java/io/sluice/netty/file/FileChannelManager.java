@@ -66,7 +66,10 @@ public final class FileChannelManager implements AutoCloseable {
                     Files.createDirectories(dir);
                     created.add(dir);
                     Files.writeString(dir.resolve(OWNER_FILE), self, StandardCharsets.UTF_8);
-                } catch (IOException | SecurityException e) {
+                } catch (IOException e) {
+                    throw new IllegalArgumentException(optionKey + ": cannot create and write directory " + dir
+                            + " in " + base + " (" + e + "); " + FileErrors.explain(e, null, optionKey), e);
+                } catch (SecurityException e) {
                     throw new IllegalArgumentException(optionKey + ": cannot create and write directory " + dir
                             + " in " + base + " (" + e + "); make it writable or choose another directory", e);
                 }
@@ -91,6 +94,32 @@ public final class FileChannelManager implements AutoCloseable {
     /** The directory for the next partition: round-robin across the configured temp directories. */
     public Path nextDirectory() {
         return directories.get(Math.floorMod(next.getAndIncrement(), directories.size()));
+    }
+
+    /**
+     * Makes {@code dir}, one of this environment's directories, again after something else deleted it (a temp-file
+     * cleaner, an operator), so that this and later partitions can still write there; logs a warning. The partitions
+     * that were in it are lost; their readers fail as for any missing file.
+     *
+     * @return false when there is nothing to do: the directory exists, or this manager is closed
+     * @throws IOException naming the directory when it cannot be made again
+     */
+    public boolean recreateDeleted(Path dir) throws IOException {
+        synchronized (lock) {
+            if (closed || Files.isDirectory(dir)) {
+                return false;
+            }
+            LOG.warn("Directory {} of this environment was deleted by something else, with the blocking partitions "
+                    + "in it; making it again for new partitions", dir);
+            try {
+                Files.createDirectories(dir);
+                Files.writeString(dir.resolve(OWNER_FILE), ownerLine(ProcessHandle.current()), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new IOException("the directory " + dir + " was deleted by something else and cannot be made "
+                        + "again: " + e, e);
+            }
+            return true;
+        }
     }
 
     /** Deletes the directories with everything in them; idempotent. */
