@@ -142,6 +142,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     }
 
     @Override
+    String producerDescription() {
+        return ", producer " + connectionId.producerId() + " at " + connectionId.address();
+    }
+
+    @Override
     int exclusiveSegmentsRequired() {
         return initialCredit;
     }
