@@ -73,6 +73,18 @@ public final class ShuffleOptions {
                     + "InputGate.getNext() (and RecordReader), not to a consumer that waits on availableFuture().",
             ConfigValueType.DURATION, ConfigValueRule.durationBetween(Duration.ZERO, MAX_SPIN_WAIT));
 
+    /**
+     * Whether a consumer reads a producer of its own environment in-process; false sends those reads through the
+     * transport like any other producer's (for testing the transport with one environment).
+     */
+    public static final ConfigOption<Boolean> INPUT_LOCAL_CHANNELS = new ConfigOption<>(
+            "shuffle.input.local-channels", true,
+            "Whether a consumer reads a producer of its own environment in-process (no network, no copy); false "
+                    + "reads it over the transport (shuffle.netty.transport) like a producer of another environment, "
+                    + "and the environment then serves a data port even when created for local communication only. "
+                    + "For testing the transport with one environment.",
+            ConfigValueType.BOOLEAN, ConfigValueRule.any());
+
     /** Netty transport: auto, nio, epoll or local (in-JVM). */
     public static final ConfigOption<String> NETTY_TRANSPORT = new ConfigOption<>(
             "shuffle.netty.transport", "auto",
@@ -228,6 +240,7 @@ public final class ShuffleOptions {
     private static final List<ConfigOption<?>> ALL = List.of(
             SHUFFLE_SERVICE_FACTORY_CLASS, MEMORY_TOTAL, MEMORY_SEGMENT_SIZE, BUFFERS_PER_CHANNEL,
             FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_SUBPARTITION, OUTPUT_FLUSH_INTERVAL, INPUT_SPIN_WAIT,
+            INPUT_LOCAL_CHANNELS,
             NETTY_TRANSPORT, NETTY_PORT, NETTY_SERVER_THREADS, NETTY_CLIENT_THREADS,
             NETTY_CONNECT_TIMEOUT, NETTY_BIND_TIMEOUT, PARTITION_REQUEST_INITIAL_BACKOFF, PARTITION_REQUEST_MAX_BACKOFF,
             SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,
