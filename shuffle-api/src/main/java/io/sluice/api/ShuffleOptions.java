@@ -121,6 +121,18 @@ public final class ShuffleOptions {
                     + "InputGate.getNext() (and RecordReader), not to a consumer that waits on availableFuture().",
             ConfigValueType.DURATION, ConfigValueRule.durationBetween(Duration.ZERO, MAX_SPIN_WAIT));
 
+    /**
+     * Whether a consumer reads a producer of its own environment in-process; false sends those reads through the
+     * transport like any other producer's (for testing the transport with one environment). Range: true or false.
+     */
+    public static final ConfigOption<Boolean> INPUT_LOCAL_CHANNELS = new ConfigOption<>(
+            "shuffle.input.local-channels", true,
+            "Whether a consumer reads a producer of its own environment in-process (no network, no copy); false "
+                    + "reads it over the transport (shuffle.netty.transport) like a producer of another environment, "
+                    + "and the environment then serves a data port even when created for local communication only. "
+                    + "For testing the transport with one environment.",
+            ConfigValueType.BOOLEAN, ConfigValueRule.any());
+
     /** Netty transport: auto, nio, epoll or local (in-JVM). Range: one of those four. */
     public static final ConfigOption<String> NETTY_TRANSPORT = new ConfigOption<>(
             "shuffle.netty.transport", "auto",
