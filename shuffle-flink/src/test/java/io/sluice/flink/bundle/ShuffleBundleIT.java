@@ -29,10 +29,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code shuffle-flink-<version>-bundle.jar}, the one jar for Flink's {@code lib/}: it holds Sluice's classes under
- * their own names and every third-party class relocated under {@code io.sluice.shaded}, with Netty's native epoll
- * library renamed to match; loaded beside Flink's jars alone (no other Sluice or Netty class reachable), the
- * environments Flink's factory creates from it move records over TCP with native epoll, TLS (JDK provider) and lz4,
- * and the OpenSSL provider is refused with a message even when netty-tcnative is beside it.
+ * their own names and Netty relocated under {@code io.sluice.shaded}, with Netty's native epoll library renamed to
+ * match, and nothing else; loaded beside Flink's jars alone (no other Sluice or Netty class reachable), the
+ * environments Flink's factory creates from it move records over TCP with native epoll, TLS (JDK provider) and lz4
+ * (Flink's lz4-java), and the OpenSSL provider is refused with a message even when netty-tcnative is beside it.
  */
 class ShuffleBundleIT {
 
@@ -96,7 +96,7 @@ class ShuffleBundleIT {
         try (URLClassLoader isolated = isolatedLoader(List.of())) {
             assertThrows(ClassNotFoundException.class, () -> isolated.loadClass("io.netty.channel.Channel"),
                     "no unrelocated Netty reachable");
-            // Flink's default codec, LZ4, becomes Sluice's lz4: the bundle's relocated lz4-java compresses.
+            // Flink's default codec, LZ4, becomes Sluice's lz4, compressing with the lz4-java of Flink's jars.
             @SuppressWarnings("unchecked")
             Map<String, Long> moved = (Map<String, Long>) callProbe(isolated, "moveRecords",
                     new Class<?>[] {Map.class, Path.class, int.class}, options, tmp, records);
