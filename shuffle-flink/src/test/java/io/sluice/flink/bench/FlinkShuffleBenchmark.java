@@ -4,6 +4,7 @@ import io.sluice.flink.testing.FlinkClusters;
 import io.sluice.flink.testing.FlinkClusters.Shuffle;
 import io.sluice.flink.testing.KeyedAggregationJob;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -24,12 +26,18 @@ import java.util.Map;
  * JVM; prints records per second (records / the job's net runtime) per run and the medians side by side.
  *
  * <p>Run (after {@code mvn -pl shuffle-flink -am test-compile}): {@code java -cp <test class path>
- * io.sluice.flink.bench.FlinkShuffleBenchmark [records] [rounds] [both|flink|sluice]}; with {@code flink} or
- * {@code sluice} only that cluster runs in this JVM (alternate two JVMs for a comparison without shared JIT profiles).
+ * io.sluice.flink.bench.FlinkShuffleBenchmark [records] [rounds] [both|flink|sluice] [streaming|batch]}; with
+ * {@code flink} or {@code sluice} only that cluster runs in this JVM (alternate two JVMs for a comparison without
+ * shared JIT profiles). {@code batch} runs the same job with {@code execution.runtime-mode: BATCH} and every other
+ * setting at Flink 2's defaults: the adaptive batch scheduler, blocking exchanges, a sort before the keyed sum, and
+ * consumers that read ranges of subpartitions.
  */
 public final class FlinkShuffleBenchmark {
 
     private static final long KEYS = 1000;
+
+    /** Streaming (the default) or batch; set once by {@link #main}. */
+    private static RuntimeExecutionMode mode = RuntimeExecutionMode.STREAMING;
 
     private FlinkShuffleBenchmark() {
     }
@@ -38,8 +46,10 @@ public final class FlinkShuffleBenchmark {
         long records = args.length > 0 ? Long.parseLong(args[0]) : 5_000_000L;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         String only = args.length > 2 ? args[2] : "both";
+        mode = args.length > 3 ? RuntimeExecutionMode.valueOf(args[3].toUpperCase(Locale.ROOT))
+                : RuntimeExecutionMode.STREAMING;
         if (!only.equals("both")) {
-            runOne(Shuffle.valueOf(only.toUpperCase(java.util.Locale.ROOT)), records, rounds);
+            runOne(Shuffle.valueOf(only.toUpperCase(Locale.ROOT)), records, rounds);
             return;
         }
         Map<Shuffle, List<Double>> rates = new EnumMap<>(Shuffle.class);
@@ -84,8 +94,9 @@ public final class FlinkShuffleBenchmark {
 
     private static double run(MiniCluster cluster, long records) throws Exception {
         StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, FlinkClusters.PARALLELISM);
+        env.setRuntimeMode(mode);
         KeyedAggregationJob.build(env, records, KEYS, new KeyedAggregationJob.Identity()).sinkTo(new Discard());
-        JobExecutionResult result = env.execute("keyed benchmark");
+        JobExecutionResult result = env.execute("keyed benchmark, " + mode);
         return records * 1000.0 / result.getNetRuntime();
     }
 
