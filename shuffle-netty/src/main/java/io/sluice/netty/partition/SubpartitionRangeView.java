@@ -8,8 +8,9 @@ import io.sluice.netty.event.EventSerializer;
 /**
  * One reader's view of the subpartitions {@code first..last} of a partition, read one after the other: it hands out
  * the elements of one subpartition's view up to its end of partition, swallows that end (only the last
- * subpartition's reaches the reader), releases the finished view and opens the next. Credit and backlog are those of
- * the subpartition being read. Sequence numbers run on across the subpartitions, so the reader sees one stream.
+ * subpartition's reaches the reader), opens the next view and releases the finished one. Credit and backlog are
+ * those of the subpartition being read. Sequence numbers run on across the subpartitions, so the reader sees one
+ * stream.
  *
  * <p>At a switch {@link #getNextBuffer()} returns null and tells the listener when the next subpartition has something
  * to read: the caller may not have credit for the next subpartition's first data buffer, so it must ask again with
@@ -105,21 +106,25 @@ public final class SubpartitionRangeView implements ResultSubpartitionView {
         }
         buffer.recycleBuffer();
         finishedDataBytes = bytes < 0 || finishedDataBytes < 0 ? -1 : finishedDataBytes + bytes;
-        // Read to its end: releasing the view lets the producer side count the subpartition as consumed.
-        view.releaseAllResources();
-        openNext(currentIndex + 1);
+        openNext(view, currentIndex + 1);
         return null;
     }
 
-    /** Opens the view of subpartition {@code index} and tells the listener when it has something to read. */
-    private void openNext(int index) {
+    /**
+     * Replaces {@code finished}, read to its end, by the view of subpartition {@code index}, and tells the listener
+     * when that has something to read. The next view is published before the finished one is released, so that no
+     * other thread ever sees a released view here that was not released by a failure.
+     */
+    private void openNext(ResultSubpartitionView finished, int index) {
         ResultSubpartitionView next;
         try {
             next = partition.createSubpartitionView(index, listener);
         } catch (ShuffleException | RuntimeException e) {
             switchFailure = new ProducerFailedException("partition " + partition.partitionId()
                     + " could not be read on at subpartition " + index + " of the range [" + first + ", " + last
-                    + "] (subpartitions " + first + ".." + (index - 1) + " were read to their end): " + e, e);
+                    + "] read by one channel (subpartitions " + first + ".." + (index - 1)
+                    + " were read to their end): " + e, e);
+            finished.releaseAllResources();
             listener.notifyDataAvailable();
             return;
         }
@@ -131,6 +136,8 @@ public final class SubpartitionRangeView implements ResultSubpartitionView {
                 current = next;
             }
         }
+        // Read to its end: releasing the view lets the producer side count the subpartition as consumed.
+        finished.releaseAllResources();
         if (!keep) {
             next.releaseAllResources();
             return;
@@ -217,6 +224,11 @@ public final class SubpartitionRangeView implements ResultSubpartitionView {
         return released || switchFailure != null || (view != null && view.isReleased());
     }
 
+    /**
+     * Why the range ended early: the next subpartition could not be opened, or the subpartition being read was
+     * released under its reader; either names the partition and the subpartition. Null while reading, and after
+     * the reader released the range itself.
+     */
     @Override
     public Throwable getFailureCause() {
         Throwable failure = switchFailure;
@@ -224,7 +236,15 @@ public final class SubpartitionRangeView implements ResultSubpartitionView {
             return failure;
         }
         ResultSubpartitionView view = current;
-        return view == null ? null : view.getFailureCause();
+        if (released || view == null || !view.isReleased()) {
+            return null;
+        }
+        Throwable cause = view.getFailureCause();
+        return new ProducerFailedException("partition " + partition.partitionId()
+                + " was released while subpartition " + currentIndex + " of the range [" + first + ", " + last
+                + "] was read by one channel" + (currentIndex == first ? ""
+                : " (subpartitions " + first + ".." + (currentIndex - 1) + " were read to their end)")
+                + (cause == null ? "" : ": " + cause.getMessage()), cause);
     }
 
     @Override
