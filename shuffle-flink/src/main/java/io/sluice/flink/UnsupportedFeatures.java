@@ -1,6 +1,5 @@
 package io.sluice.flink;
 
-import org.apache.flink.configuration.BatchExecutionOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 
@@ -29,15 +28,6 @@ final class UnsupportedFeatures {
                 + ": false. Debloating resizes the buffers of Flink's own input channels, which a shuffle plug-in "
                 + "cannot reach; size Sluice's memory with taskmanager.memory.network.* and "
                 + "sluice.shuffle.buffers-per-channel instead (see docs/flink.md).";
-    }
-
-    /** One channel reading a range of subpartitions (Flink's adaptive batch scheduler sizing consumers itself). */
-    static String subpartitionRange(String gate, Object range) {
-        return gate + " would read subpartitions " + range + " of one partition through one channel; Sluice's Flink "
-                + "shuffle reads one subpartition per channel. Flink's adaptive batch scheduler merges subpartitions "
-                + "when it chooses a consumer's parallelism itself: set "
-                + BatchExecutionOptions.ADAPTIVE_AUTO_PARALLELISM_ENABLED.key() + ": false for batch jobs (the "
-                + "consumers then run at the parallelism the job sets; see docs/flink.md).";
     }
 
     /** A partition type Sluice does not carry (the hybrid ones). */
