@@ -192,18 +192,11 @@ class SubpartitionRangeTest {
     void producerFailingInTheMiddleOfARange_failsTheChannel_namingPartitionAndSubpartition(String link)
             throws Exception {
         Pair pair = new Pair(link);
-        EnvironmentFixture.BlockingWriter blocking = pair.writtenPartition();
-        try (RecordReader reader = pair.reader(0, SUBPARTITIONS - 1, blocking.descriptor())) {
-            expectSubpartition(reader, 0, RECORDS[0]);
-            // One record of subpartition 1: the channel has moved on to it, on either side of the transport.
-            expectSubpartition(reader, 1, 1);
 
-            blocking.writer().fail(new IOException("the producer's disk failed"));
+        ShuffleException failure = failureAfterInterruptingSubpartition1(pair,
+                blocking -> blocking.writer().fail(new IOException("the producer's disk failed")));
 
-            ShuffleException failure = drainUntilFailure(reader);
-            assertNamesPartitionAndSubpartition(failure, blocking.writer().partitionId(), 1);
-            assertTrue(failure.getMessage().contains("the producer's disk failed"), failure.getMessage());
-        }
+        assertTrue(failure.getMessage().contains("the producer's disk failed"), failure.getMessage());
     }
 
     @ParameterizedTest
@@ -211,14 +204,33 @@ class SubpartitionRangeTest {
     void partitionReleasedInTheMiddleOfARange_failsTheChannel_namingPartitionAndSubpartition(String link)
             throws Exception {
         Pair pair = new Pair(link);
+
+        failureAfterInterruptingSubpartition1(pair,
+                blocking -> pair.producer.releasePartitionsLocally(List.of(blocking.writer().partitionId())));
+    }
+
+    /** Ends a partition's life in the middle of a read. */
+    private interface Interruption {
+        void interrupt(EnvironmentFixture.BlockingWriter blocking) throws IOException;
+    }
+
+    /**
+     * Reads a range over every subpartition up to the first record of subpartition 1, interrupts, and returns the
+     * channel's failure, checked to name the partition and subpartition 1.
+     */
+    private static ShuffleException failureAfterInterruptingSubpartition1(Pair pair, Interruption interruption)
+            throws Exception {
         EnvironmentFixture.BlockingWriter blocking = pair.writtenPartition();
         try (RecordReader reader = pair.reader(0, SUBPARTITIONS - 1, blocking.descriptor())) {
             expectSubpartition(reader, 0, RECORDS[0]);
+            // One record of subpartition 1: the channel has moved on to it, on either side of the transport.
             expectSubpartition(reader, 1, 1);
 
-            pair.producer.releasePartitionsLocally(List.of(blocking.writer().partitionId()));
+            interruption.interrupt(blocking);
 
-            assertNamesPartitionAndSubpartition(drainUntilFailure(reader), blocking.writer().partitionId(), 1);
+            ShuffleException failure = drainUntilFailure(reader);
+            assertNamesPartitionAndSubpartition(failure, blocking.writer().partitionId(), 1);
+            return failure;
         }
     }
 
