@@ -18,7 +18,9 @@ import org.apache.flink.runtime.throughput.ThroughputCalculator;
 import org.apache.flink.util.clock.SystemClock;
 
 import java.io.IOException;
+import java.lang.reflect.Constructor;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Collection;
 
 /**
@@ -64,11 +66,55 @@ final class FlinkChannelStandIns {
         TaskEventDispatcher noEvents = new TaskEventDispatcher();
         InputChannel[] standIns = new InputChannel[channels];
         for (int i = 0; i < channels; i++) {
-            standIns[i] = new LocalInputChannel(dummyGate, i, partitionIds[i],
-                    new ResultSubpartitionIndexSet(subpartitions[i]), noPartitions, noEvents, 0, 0,
-                    new SimpleCounter(), new SimpleCounter(), ChannelStateWriter.NO_OP, new ArrayDeque<>());
+            standIns[i] = localChannel(dummyGate, i, partitionIds[i],
+                    new ResultSubpartitionIndexSet(subpartitions[i]), noPartitions, noEvents);
         }
         return standIns;
+    }
+
+    /**
+     * One stand-in through whichever public {@link LocalInputChannel} constructor this Flink version has: Flink 2.3
+     * added a last parameter (the channel's recovered buffers, empty here) to Flink 2.2's eleven, so the constructor is
+     * chosen by its parameter count rather than compiled against one version.
+     */
+    private static LocalInputChannel localChannel(SingleInputGate gate, int index, ResultPartitionID partitionId,
+                                                  ResultSubpartitionIndexSet subpartitions,
+                                                  ResultPartitionManager partitions, TaskEventDispatcher events) {
+        Object[] common = {gate, index, partitionId, subpartitions, partitions, events, 0, 0, new SimpleCounter(),
+                new SimpleCounter(), ChannelStateWriter.NO_OP};
+        Object[] arguments = LOCAL_CHANNEL.getParameterCount() == common.length
+                ? common
+                : appended(common, new ArrayDeque<>());
+        try {
+            return (LocalInputChannel) LOCAL_CHANNEL.newInstance(arguments);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot build Flink's LocalInputChannel as a stand-in channel for gate "
+                    + gate + " with " + LOCAL_CHANNEL + "; this Flink version is not one shuffle-flink supports "
+                    + "(docs/flink.md, \"Flink versions\")", e);
+        }
+    }
+
+    private static Object[] appended(Object[] first, Object last) {
+        Object[] all = Arrays.copyOf(first, first.length + 1);
+        all[first.length] = last;
+        return all;
+    }
+
+    /** The public constructor with the parameters of Flink 2.2 (eleven) or Flink 2.3 (those and one more). */
+    private static final Constructor<?> LOCAL_CHANNEL = localChannelConstructor();
+
+    private static Constructor<?> localChannelConstructor() {
+        for (Constructor<?> constructor : LocalInputChannel.class.getConstructors()) {
+            Class<?>[] parameters = constructor.getParameterTypes();
+            if ((parameters.length == 11 || parameters.length == 12) && parameters[0] == SingleInputGate.class
+                    && parameters[10] == ChannelStateWriter.class
+                    && (parameters.length == 11 || parameters[11] == ArrayDeque.class)) {
+                return constructor;
+            }
+        }
+        throw new IllegalStateException("Flink's LocalInputChannel has none of the public constructors of Flink 2.2 "
+                + "or 2.3 (" + Arrays.toString(LocalInputChannel.class.getConstructors()) + "); this Flink version "
+                + "is not one shuffle-flink supports (docs/flink.md, \"Flink versions\")");
     }
 
     private static final PartitionProducerStateProvider NO_PRODUCER_STATE = (resultId, partitionId, callback) -> {

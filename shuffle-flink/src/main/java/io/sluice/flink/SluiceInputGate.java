@@ -41,9 +41,12 @@ import java.util.concurrent.CompletableFuture;
  * subpartition (its record deserializer and end-of-input accounting are per channel).
  *
  * <p>Life cycle, in the order Flink's StreamTask drives it: {@link #setup()} (checks only), then
- * {@link #finishReadRecoveredState()} completes {@link #getStateConsumedFuture()} (aligned checkpoints leave no
- * channel state to recover), then {@link #requestPartitions()} sets up the Sluice gate (reserving its buffers and
- * requesting every partition), then reading, then {@link #close()}.
+ * {@link #finishReadRecoveredState()} on Flink's channel-state thread (aligned checkpoints leave no channel state to
+ * recover) makes the gate available once, and the task thread's next poll completes {@link #getStateConsumedFuture()},
+ * then {@link #requestPartitions()} sets up the Sluice gate (reserving its buffers and requesting every partition),
+ * then reading, then {@link #close()}. The state-consumed future completes on the task thread, as Flink's own gate
+ * completes it, because Flink 2.2's StreamTask suspends its restore loop from whichever thread completes it and fails
+ * the task ("Mailbox loop interrupted before recovery was finished") if that is another thread.
  *
  * <p>Threads: the read, resume and acknowledge methods are called by the task's mailbox thread only; {@link #close()},
  * {@link #isFinished()} and the futures may be used from any thread.
@@ -75,6 +78,9 @@ public final class SluiceInputGate extends IndexedInputGate {
     private final ClassLoader eventClassLoader = getClass().getClassLoader();
 
     private final CompletableFuture<Void> partitionsRequested = new CompletableFuture<>();
+    /** Completed by {@link #finishReadRecoveredState()}, on Flink's channel-state thread. */
+    private final CompletableFuture<Void> recoveredStateRead = new CompletableFuture<>();
+    /** Completed by the task thread's first poll after {@link #recoveredStateRead}. */
     private final CompletableFuture<Void> stateConsumed = new CompletableFuture<>();
     private final CompletableFuture<Void> bufferFilteringComplete = new CompletableFuture<>();
     /** Never completed: what a closed gate answers for priority events. */
@@ -196,7 +202,8 @@ public final class SluiceInputGate extends IndexedInputGate {
         return stateConsumed;
     }
 
-    @Override
+    // Declared by Flink 2.3's InputGate, not by Flink 2.2's: compiled against either (docs/flink.md, "Flink versions").
+    @SuppressWarnings("MissingOverride")
     public CompletableFuture<Void> getBufferFilteringCompleteFuture() {
         return bufferFilteringComplete;
     }
@@ -205,11 +212,25 @@ public final class SluiceInputGate extends IndexedInputGate {
     @Override
     public void finishReadRecoveredState() {
         bufferFilteringComplete.complete(null);
-        stateConsumed.complete(null);
+        recoveredStateRead.complete(null);
+    }
+
+    /**
+     * Before the partitions are requested: completes {@link #stateConsumed} on the polling (task) thread once the
+     * recovered state is read, and returns nothing.
+     */
+    private Optional<BufferOrEvent> beforePartitionsRequested() {
+        if (recoveredStateRead.isDone()) {
+            stateConsumed.complete(null);
+        }
+        return Optional.empty();
     }
 
     @Override
     public Optional<BufferOrEvent> getNext() throws IOException, InterruptedException {
+        if (state == State.CREATED) {
+            return beforePartitionsRequested();
+        }
         if (state != State.REQUESTED || isFinished()) {
             return Optional.empty();
         }
@@ -227,6 +248,9 @@ public final class SluiceInputGate extends IndexedInputGate {
 
     @Override
     public Optional<BufferOrEvent> pollNext() throws IOException {
+        if (state == State.CREATED) {
+            return beforePartitionsRequested();
+        }
         if (state != State.REQUESTED || isFinished()) {
             return Optional.empty();
         }
@@ -249,7 +273,9 @@ public final class SluiceInputGate extends IndexedInputGate {
      * this future on Netty threads too, and every continuation Flink hangs on it only enqueues a mail or completes
      * another availability future (the StreamTask's resume of its suspended default action, Flink's union and
      * multiple-input availability helpers), which is thread-safe and cheap. Before the partitions are requested it
-     * is the future {@link #requestPartitions()} completes; a closed or finished gate returns a done one.
+     * is the future {@link #finishReadRecoveredState()} completes (so that the task polls once, completing the
+     * state-consumed future on its own thread), then the one {@link #requestPartitions()} completes; a closed or
+     * finished gate returns a done one.
      */
     @Override
     public CompletableFuture<?> getAvailableFuture() {
@@ -258,7 +284,7 @@ public final class SluiceInputGate extends IndexedInputGate {
             return AvailabilityProvider.AVAILABLE;
         }
         if (current == State.CREATED) {
-            return partitionsRequested;
+            return stateConsumed.isDone() ? partitionsRequested : recoveredStateRead;
         }
         return sluice.wakeUpFuture();
     }
@@ -339,12 +365,14 @@ public final class SluiceInputGate extends IndexedInputGate {
         throw UnsupportedFeatures.refusal(UnsupportedFeatures.bufferDebloating());
     }
 
-    @Override
+    // Declared by Flink 2.3's InputGate, not by Flink 2.2's: compiled against either (docs/flink.md, "Flink versions").
+    @SuppressWarnings("MissingOverride")
     public void setCheckpointingDuringRecoveryEnabled(boolean enabled) {
         checkpointingDuringRecovery = enabled;
     }
 
-    @Override
+    // Declared by Flink 2.3's InputGate, not by Flink 2.2's: compiled against either (docs/flink.md, "Flink versions").
+    @SuppressWarnings("MissingOverride")
     public boolean isCheckpointingDuringRecoveryEnabled() {
         return checkpointingDuringRecovery;
     }

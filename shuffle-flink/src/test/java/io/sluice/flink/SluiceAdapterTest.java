@@ -547,7 +547,11 @@ class SluiceAdapterTest {
                     new SimpleCounter());
             gate.setup();
             gate.finishReadRecoveredState();
+            assertTrue(gate.getAvailableFuture().isDone(), "available to the task's poll once the state is read");
+            assertFalse(gate.getStateConsumedFuture().isDone(), "consumed only on the task's poll");
+            assertTrue(gate.pollNext().isEmpty());
             assertTrue(gate.getStateConsumedFuture().isDone());
+            assertFalse(gate.getAvailableFuture().isDone(), "then waiting for the partition request");
             gate.requestPartitions();
             return gate;
         }
