@@ -104,6 +104,24 @@ class DescriptorsTest {
     }
 
     @Test
+    void inputGateDescriptor_readsOneSubpartition_orARangeOfThem() {
+        List<ShuffleDescriptor> channels = List.of(new TestShuffleDescriptor(ID, PRODUCER));
+
+        InputGateDeploymentDescriptor one = new InputGateDeploymentDescriptor(3, channels);
+        InputGateDeploymentDescriptor range = new InputGateDeploymentDescriptor(1, 4, channels);
+
+        assertEquals(3, one.consumedSubpartitionIndex());
+        assertEquals(3, one.lastConsumedSubpartitionIndex());
+        assertEquals(new InputGateDeploymentDescriptor(3, 3, channels), one);
+        assertEquals(1, range.consumedSubpartitionIndex());
+        assertEquals(4, range.lastConsumedSubpartitionIndex());
+        IllegalArgumentException backwards = assertThrows(IllegalArgumentException.class,
+                () -> new InputGateDeploymentDescriptor(4, 1, channels));
+        assertEquals("lastConsumedSubpartitionIndex must be >= consumedSubpartitionIndex 4, got 1",
+                backwards.getMessage());
+    }
+
+    @Test
     void impossibleDescriptors_areRejectedWithTheNumbers() {
         IllegalArgumentException noSubpartitions = assertThrows(IllegalArgumentException.class,
                 () -> new PartitionDescriptor(ID, PartitionType.PIPELINED_BOUNDED, 0, 0));

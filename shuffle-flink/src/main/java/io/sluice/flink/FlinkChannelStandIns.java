@@ -47,7 +47,11 @@ final class FlinkChannelStandIns {
      * @param consumedResultId  the intermediate result the gate reads
      * @param partitionType     the type of the partitions it reads
      * @param partitionIds      Flink's partition id of each channel, in channel order
-     * @param subpartitions     the subpartition index each channel consumes, in channel order
+     * @param subpartitions     the subpartition index each channel consumes, in channel order; for a channel that
+     *                          reads a range, its first index: Flink's watermark valve, the one reader of this
+     *                          identity, keys a range channel's watermarks by the subpartition each came from, which
+     *                          only Flink's own partitions write into them; Sluice's carry plain watermarks, so the
+     *                          valve treats a range channel as one input, as Sluice reads it (one stream)
      * @return one stand-in channel per channel, in channel order
      */
     static InputChannel[] create(String ownerName, int gateIndex, IntermediateDataSetID consumedResultId,

@@ -35,6 +35,11 @@ import java.util.concurrent.CompletableFuture;
  * reach Flink without a copy ({@link SluiceBuffers}); events are decoded with Flink's event serializer. Flink's
  * {@link EndOfPartitionEvent} on a channel marks it finished; once every channel has one, the gate is finished.
  *
+ * <p>A channel that reads a range of subpartitions (Flink's adaptive batch scheduler) gets Flink's
+ * {@link EndOfData} and {@link EndOfPartitionEvent} once per subpartition, as Flink's producer writes them into each:
+ * the gate keeps all but the last of each to itself, so Flink sees one of each per channel, after the range's last
+ * subpartition (its record deserializer and end-of-input accounting are per channel).
+ *
  * <p>Life cycle, in the order Flink's StreamTask drives it: {@link #setup()} (checks only), then
  * {@link #finishReadRecoveredState()} on Flink's channel-state thread (aligned checkpoints leave no channel state to
  * recover) makes the gate available once, and the task thread's next poll completes {@link #getStateConsumedFuture()},
@@ -64,7 +69,9 @@ public final class SluiceInputGate extends IndexedInputGate {
     private final io.sluice.api.InputGate sluice;
     private final int[] toSluiceChannel;
     private final int[] fromSluiceChannel;
-    private final int[] consumedSubpartition;
+    /** The first and last subpartition each channel reads. */
+    private final int[] firstSubpartition;
+    private final int[] lastSubpartition;
     private final InputChannel[] standIns;
     private final List<InputChannelInfo> channelInfos;
     private final Counter numBuffersIn;
@@ -82,6 +89,9 @@ public final class SluiceInputGate extends IndexedInputGate {
     private volatile State state = State.CREATED; // written by the task thread or close()
     private final BitSet endedChannels; // task thread
     private final BitSet endOfDataChannels; // task thread
+    /** Flink's ends of data and of partition each channel received, one per subpartition it reads. Task thread. */
+    private final int[] endsOfData;
+    private final int[] endsOfPartition;
     private volatile int numberOfEndedChannels; // written by the task thread
     private boolean drainOnEndOfData = true; // task thread
     private boolean checkpointingDuringRecovery; // task thread
@@ -89,12 +99,21 @@ public final class SluiceInputGate extends IndexedInputGate {
     SluiceInputGate(String ownerName, int gateIndex, ResultPartitionType partitionType,
                     io.sluice.api.InputGate sluice, int[] toSluiceChannel, int[] consumedSubpartition,
                     InputChannel[] standIns, Counter numBuffersIn) {
+        this(ownerName, gateIndex, partitionType, sluice, toSluiceChannel, consumedSubpartition, consumedSubpartition,
+                standIns, numBuffersIn);
+    }
+
+    /** A gate whose channel {@code i} reads the subpartitions {@code firstSubpartition[i]..lastSubpartition[i]}. */
+    SluiceInputGate(String ownerName, int gateIndex, ResultPartitionType partitionType,
+                    io.sluice.api.InputGate sluice, int[] toSluiceChannel, int[] firstSubpartition,
+                    int[] lastSubpartition, InputChannel[] standIns, Counter numBuffersIn) {
         this.ownerName = ownerName;
         this.gateIndex = gateIndex;
         this.partitionType = partitionType;
         this.sluice = sluice;
         this.toSluiceChannel = toSluiceChannel;
-        this.consumedSubpartition = consumedSubpartition;
+        this.firstSubpartition = firstSubpartition;
+        this.lastSubpartition = lastSubpartition;
         this.standIns = standIns;
         this.numBuffersIn = numBuffersIn;
         int channels = toSluiceChannel.length;
@@ -107,6 +126,8 @@ public final class SluiceInputGate extends IndexedInputGate {
         this.channelInfos = List.copyOf(infos);
         this.endedChannels = new BitSet(channels);
         this.endOfDataChannels = new BitSet(channels);
+        this.endsOfData = new int[channels];
+        this.endsOfPartition = new int[channels];
     }
 
     @Override
@@ -213,8 +234,16 @@ public final class SluiceInputGate extends IndexedInputGate {
         if (state != State.REQUESTED || isFinished()) {
             return Optional.empty();
         }
-        Optional<io.sluice.api.BufferOrEvent> next = sluice.getNext();
-        return next.isPresent() ? Optional.of(toFlink(next.get())) : Optional.empty();
+        while (true) {
+            Optional<io.sluice.api.BufferOrEvent> next = sluice.getNext();
+            if (next.isEmpty()) {
+                return Optional.empty();
+            }
+            BufferOrEvent flink = toFlink(next.get());
+            if (flink != null) {
+                return Optional.of(flink);
+            }
+        }
     }
 
     @Override
@@ -225,8 +254,16 @@ public final class SluiceInputGate extends IndexedInputGate {
         if (state != State.REQUESTED || isFinished()) {
             return Optional.empty();
         }
-        Optional<io.sluice.api.BufferOrEvent> next = sluice.pollNext();
-        return next.isPresent() ? Optional.of(toFlink(next.get())) : Optional.empty();
+        while (true) {
+            Optional<io.sluice.api.BufferOrEvent> next = sluice.pollNext();
+            if (next.isEmpty()) {
+                return Optional.empty();
+            }
+            BufferOrEvent flink = toFlink(next.get());
+            if (flink != null) {
+                return Optional.of(flink);
+            }
+        }
     }
 
     /**
@@ -283,12 +320,17 @@ public final class SluiceInputGate extends IndexedInputGate {
         sluice.resumeConsumption(toSluiceChannel[channelInfo.getInputChannelIdx()]);
     }
 
-    /** After {@link EndOfData} on a channel: tells that channel's producer its records were all processed. */
+    /**
+     * After {@link EndOfData} on a channel: tells that channel's producer its records were all processed, for every
+     * subpartition the channel reads.
+     */
     @Override
     public void acknowledgeAllRecordsProcessed(InputChannelInfo channelInfo) throws IOException {
         int channel = channelInfo.getInputChannelIdx();
-        sluice.sendTaskEvent(toSluiceChannel[channel],
-                ConsumerSignal.allRecordsProcessed(consumedSubpartition[channel]));
+        for (int subpartition = firstSubpartition[channel]; subpartition <= lastSubpartition[channel];
+                subpartition++) {
+            sluice.sendTaskEvent(toSluiceChannel[channel], ConsumerSignal.allRecordsProcessed(subpartition));
+        }
     }
 
     /** Refuses unaligned checkpoints: Flink hands a real channel-state writer only when they are enabled. */
@@ -341,7 +383,11 @@ public final class SluiceInputGate extends IndexedInputGate {
         sluice.close();
     }
 
-    /** Turns what Sluice handed out into Flink's form; takes ownership of {@code next}. Task thread. */
+    /**
+     * Turns what Sluice handed out into Flink's form; takes ownership of {@code next}. Task thread.
+     *
+     * @return null for an end of data or of partition of a subpartition before the last one its channel reads
+     */
     private BufferOrEvent toFlink(io.sluice.api.BufferOrEvent next) throws IOException {
         int channel = fromSluiceChannel[next.channelIndex()];
         InputChannelInfo info = channelInfos.get(channel);
@@ -360,14 +406,24 @@ public final class SluiceInputGate extends IndexedInputGate {
             next.recycle();
         }
         if (event instanceof EndOfPartitionEvent) {
+            if (++endsOfPartition[channel] < subpartitionsRead(channel)) {
+                return null;
+            }
             endedChannels.set(channel);
             numberOfEndedChannels = endedChannels.cardinality();
         } else if (event instanceof EndOfData endOfData) {
-            endOfDataChannels.set(channel);
             drainOnEndOfData &= endOfData.getStopMode() == StopMode.DRAIN;
+            if (++endsOfData[channel] < subpartitionsRead(channel)) {
+                return null;
+            }
+            endOfDataChannels.set(channel);
         }
         return new BufferOrEvent(event, priority, info, !isFinished() && moreAvailable(), size,
                 priority && sluice.priorityEventWakeUpFuture().isDone());
+    }
+
+    private int subpartitionsRead(int channel) {
+        return lastSubpartition[channel] - firstSubpartition[channel] + 1;
     }
 
     private boolean moreAvailable() {

@@ -159,30 +159,30 @@ public final class SluiceShuffleEnvironment
         ShuffleDescriptor[] shuffleDescriptors = descriptor.getShuffleDescriptors();
         int channels = descriptor.getNumConsumedShuffleDescriptors();
         ResultPartitionID[] partitionIds = new ResultPartitionID[channels];
-        int[] subpartitions = new int[channels];
+        int[] firstSubpartition = new int[channels];
+        int[] lastSubpartition = new int[channels];
         io.sluice.api.ShuffleDescriptor[] sluiceChannels = new io.sluice.api.ShuffleDescriptor[channels];
         int channel = 0;
         for (IndexRange range : descriptor.getConsumedShuffleDescriptorRanges()) {
             for (int i = range.getStartIndex(); i <= range.getEndIndex(); i++) {
+                // Flink's range is contiguous (an IndexRange): one Sluice channel reads it, one subpartition after
+                // the other, as Flink's own channels do.
                 IndexRange consumed = descriptor.getConsumedSubpartitionRange(i);
-                if (consumed.getStartIndex() != consumed.getEndIndex()) {
-                    throw UnsupportedFeatures.refusal(UnsupportedFeatures.subpartitionRange(
-                            "gate " + gateIndex + " of " + ownerName, consumed));
-                }
                 SluiceShuffleDescriptor sd = sluiceDescriptor(shuffleDescriptors[i], owner);
                 partitionIds[channel] = sd.getResultPartitionID();
-                subpartitions[channel] = consumed.getStartIndex();
+                firstSubpartition[channel] = consumed.getStartIndex();
+                lastSubpartition[channel] = consumed.getEndIndex();
                 sluiceChannels[channel] = sd.sluiceDescriptor();
                 channel++;
             }
         }
-        // One Sluice gate per consumed subpartition index (usually exactly one), read as a union.
-        SubpartitionGroups groups = SubpartitionGroups.of(subpartitions, sluiceChannels);
+        // One Sluice gate per consumed subpartition range (usually exactly one), read as a union.
+        SubpartitionGroups groups = SubpartitionGroups.of(firstSubpartition, lastSubpartition, sluiceChannels);
         io.sluice.api.InputGate gate = groups.createGate(sluice, ownerName + " (gate " + gateIndex + ")");
         InputChannel[] standIns = FlinkChannelStandIns.create(ownerName, gateIndex, descriptor.getConsumedResultId(),
-                descriptor.getConsumedPartitionType(), partitionIds, subpartitions);
+                descriptor.getConsumedPartitionType(), partitionIds, firstSubpartition);
         return new SluiceInputGate(ownerName, gateIndex, descriptor.getConsumedPartitionType(), gate,
-                groups.toSluiceChannel(), subpartitions, standIns, numBuffersIn);
+                groups.toSluiceChannel(), firstSubpartition, lastSubpartition, standIns, numBuffersIn);
     }
 
     private static SluiceShuffleDescriptor sluiceDescriptor(ShuffleDescriptor descriptor, ShuffleIOOwnerContext owner) {

@@ -1,6 +1,5 @@
 package io.sluice.flink;
 
-import org.apache.flink.configuration.BatchExecutionOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -60,15 +59,6 @@ final class UnsupportedFeatures {
                 + ") has no " + codec + " compression codec: set "
                 + NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC.key() + ": LZ4 (Flink's default, Sluice's "
                 + "shuffle.compression.codec: lz4) or NONE (see docs/flink.md).";
-    }
-
-    /** One channel reading a range of subpartitions (Flink's adaptive batch scheduler sizing consumers itself). */
-    static String subpartitionRange(String gate, Object range) {
-        return gate + " would read subpartitions " + range + " of one partition through one channel; Sluice's Flink "
-                + "shuffle reads one subpartition per channel. Flink's adaptive batch scheduler merges subpartitions "
-                + "when it chooses a consumer's parallelism itself: set "
-                + BatchExecutionOptions.ADAPTIVE_AUTO_PARALLELISM_ENABLED.key() + ": false for batch jobs (the "
-                + "consumers then run at the parallelism the job sets; see docs/flink.md).";
     }
 
     /** A partition type Sluice does not carry (the hybrid ones). */

@@ -71,7 +71,7 @@ class SluiceRefusalTest {
     void hybridPartition_refusedByTheShuffleMaster_failsTheJobWithoutARestart() throws Exception {
         Configuration job = unlimitedRestarts();
         job.set(ExecutionOptions.BATCH_SHUFFLE_MODE, BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL);
-        // Consumers at the job's parallelism, so that the partition type is the only refused feature.
+        // Consumers at the job's parallelism: the refusal comes before any consumer is deployed either way.
         job.set(BatchExecutionOptions.ADAPTIVE_AUTO_PARALLELISM_ENABLED, false);
         StreamExecutionEnvironment env = new TestStreamEnvironment(sluice, job, FlinkClusters.PARALLELISM,
                 List.of(), List.of());

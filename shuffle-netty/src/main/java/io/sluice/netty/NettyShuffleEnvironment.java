@@ -242,7 +242,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             for (int i = 0; i < descriptor.inputChannels().size(); i++) {
                 NettyShuffleDescriptor channelDescriptor = nettyDescriptor(descriptor.inputChannels().get(i));
                 gate.setChannel(channelFactory.create(gate, i, channelDescriptor.partitionId(),
-                        descriptor.consumedSubpartitionIndex(), channelDescriptor.producerId(),
+                        descriptor.consumedSubpartitionIndex(), descriptor.lastConsumedSubpartitionIndex(),
+                        channelDescriptor.producerId(),
                         channelDescriptor.dataAddress(), channelDescriptor.connectionIndex()));
             }
             channelFactory.attachGateMemory(gate);

@@ -19,6 +19,8 @@ public abstract class InputChannel {
     protected final int channelIndex;
     protected final ResultPartitionId partitionId;
     protected final int subpartitionIndex;
+    /** The last subpartition this channel reads, after those from {@link #subpartitionIndex} on. */
+    protected final int lastSubpartitionIndex;
 
     /** Bytes of data buffers the gate took from this channel, checked at its end of partition. Consumer thread. */
     private long dataBytesTaken;
@@ -28,10 +30,22 @@ public abstract class InputChannel {
 
     protected InputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId,
                            int subpartitionIndex) {
+        this(gate, channelIndex, partitionId, subpartitionIndex, subpartitionIndex);
+    }
+
+    /** A channel reading the subpartitions {@code subpartitionIndex..lastSubpartitionIndex}, one after the other. */
+    protected InputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId,
+                           int subpartitionIndex, int lastSubpartitionIndex) {
         this.gate = gate;
         this.channelIndex = channelIndex;
         this.partitionId = partitionId;
         this.subpartitionIndex = subpartitionIndex;
+        this.lastSubpartitionIndex = lastSubpartitionIndex;
+    }
+
+    /** The last subpartition this channel reads (its first one when it reads one). */
+    public int lastSubpartitionIndex() {
+        return lastSubpartitionIndex;
     }
 
     /** The channel's index in its gate. */

@@ -65,15 +65,25 @@ public final class InputChannelFactory {
      */
     public InputChannel create(SingleInputGate gate, int index, ResultPartitionId partitionId, int subpartition,
                                ResourceId producerId, InetSocketAddress dataAddress, int connectionIndex) {
+        return create(gate, index, partitionId, subpartition, subpartition, producerId, dataAddress, connectionIndex);
+    }
+
+    /**
+     * The channel {@code index} of {@code gate}, reading the subpartitions {@code subpartition..lastSubpartition}
+     * of {@code partitionId} one after the other, which {@code producerId} serves at {@code dataAddress}.
+     */
+    public InputChannel create(SingleInputGate gate, int index, ResultPartitionId partitionId, int subpartition,
+                               int lastSubpartition, ResourceId producerId, InetSocketAddress dataAddress,
+                               int connectionIndex) {
         boolean ownProducer = producerId.equals(localResourceId);
         if (ownProducer && localChannels) {
-            return new LocalInputChannel(gate, index, partitionId, subpartition, partitionManager, timer,
-                    newBackoff());
+            return new LocalInputChannel(gate, index, partitionId, subpartition, lastSubpartition, partitionManager,
+                    timer, newBackoff());
         }
         if (ownProducer) {
             // The descriptor's address may be null (a producer that communicates locally only): connect to the
             // address this environment actually serves.
-            return remote(gate, index, partitionId, subpartition,
+            return remote(gate, index, partitionId, subpartition, lastSubpartition,
                     new ConnectionId(ownDataAddress.get(), connectionIndex, producerId));
         }
         if (localCommunicationOnly) {
@@ -82,14 +92,14 @@ public final class InputChannelFactory {
                             + " is another environment, and environment " + localResourceId
                             + " was created with localCommunicationOnly (no transport); create it without that flag");
         }
-        return remote(gate, index, partitionId, subpartition,
+        return remote(gate, index, partitionId, subpartition, lastSubpartition,
                 new ConnectionId(dataAddress, connectionIndex, producerId));
     }
 
     private RemoteInputChannel remote(SingleInputGate gate, int index, ResultPartitionId partitionId, int subpartition,
-                                      ConnectionId connectionId) {
-        return new RemoteInputChannel(gate, index, partitionId, subpartition, connectionId, connections, timer,
-                networkBufferPool, bufferReceived, config.buffersPerChannel(), newBackoff());
+                                      int lastSubpartition, ConnectionId connectionId) {
+        return new RemoteInputChannel(gate, index, partitionId, subpartition, lastSubpartition, connectionId,
+                connections, timer, networkBufferPool, bufferReceived, config.buffersPerChannel(), newBackoff());
     }
 
     /** Gives the gate the memory its remote channels share; nothing for a gate of local channels. */

@@ -57,7 +57,15 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
     LocalInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
                       ResultPartitionManager partitionManager, ScheduledExecutorService retryScheduler,
                       PartitionRequestBackoff backoff) {
-        super(gate, channelIndex, partitionId, subpartitionIndex);
+        this(gate, channelIndex, partitionId, subpartitionIndex, subpartitionIndex, partitionManager, retryScheduler,
+                backoff);
+    }
+
+    /** A channel reading the subpartitions {@code subpartitionIndex..lastSubpartitionIndex}, one after the other. */
+    LocalInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
+                      int lastSubpartitionIndex, ResultPartitionManager partitionManager,
+                      ScheduledExecutorService retryScheduler, PartitionRequestBackoff backoff) {
+        super(gate, channelIndex, partitionId, subpartitionIndex, lastSubpartitionIndex);
         this.partitionManager = partitionManager;
         this.retryScheduler = retryScheduler;
         this.backoff = backoff;
@@ -80,7 +88,8 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
         ResultSubpartitionView created;
         try {
             // Outside requestLock: creating the view may notify this channel, which calls into the gate.
-            created = partitionManager.createSubpartitionView(partitionId, subpartitionIndex, this);
+            created = partitionManager.createSubpartitionView(partitionId, subpartitionIndex, lastSubpartitionIndex,
+                    this);
         } catch (PartitionNotFoundException e) {
             scheduleRetryOrFail(e);
             return;

@@ -120,7 +120,16 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
                        ConnectionId connectionId, ProducerConnections connections,
                        ScheduledExecutorService timer, NetworkBufferPool networkBufferPool, IntConsumer bufferReceived,
                        int initialCredit, PartitionRequestBackoff backoff) {
-        super(gate, channelIndex, partitionId, subpartitionIndex);
+        this(gate, channelIndex, partitionId, subpartitionIndex, subpartitionIndex, connectionId, connections, timer,
+                networkBufferPool, bufferReceived, initialCredit, backoff);
+    }
+
+    /** A channel reading the subpartitions {@code subpartitionIndex..lastSubpartitionIndex}, one after the other. */
+    RemoteInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
+                       int lastSubpartitionIndex, ConnectionId connectionId, ProducerConnections connections,
+                       ScheduledExecutorService timer, NetworkBufferPool networkBufferPool, IntConsumer bufferReceived,
+                       int initialCredit, PartitionRequestBackoff backoff) {
+        super(gate, channelIndex, partitionId, subpartitionIndex, lastSubpartitionIndex);
         this.connectionId = connectionId;
         this.connections = connections;
         this.timer = timer;

@@ -24,6 +24,28 @@ public interface RegisteredPartition {
     ResultSubpartitionView createSubpartitionView(int index, BufferAvailabilityListener listener)
             throws io.sluice.api.ShuffleException;
 
+    /**
+     * Creates one reader's view of the subpartitions {@code first..last}, read one after the other (see
+     * {@link SubpartitionRangeView}). By default only a range of one subpartition: a partition whose subpartitions
+     * fill at the same time (pipelined) cannot be read one subpartition after the other without stalling its
+     * producer on the subpartitions not read yet.
+     *
+     * @throws io.sluice.api.ShuffleException when the partition cannot serve the range, or as
+     *                                        {@link #createSubpartitionView}
+     * @throws IllegalStateException          as {@link #createSubpartitionView}
+     */
+    default ResultSubpartitionView createSubpartitionRangeView(int first, int last,
+                                                               BufferAvailabilityListener listener)
+            throws io.sluice.api.ShuffleException {
+        if (first == last) {
+            return createSubpartitionView(first, listener);
+        }
+        throw new io.sluice.api.ShuffleException("partition " + partitionId() + " is pipelined and cannot serve the "
+                + "subpartition range [" + first + ", " + last + "] to one channel: only a BLOCKING partition is "
+                + "read as a range (InputGateDeploymentDescriptor.lastConsumedSubpartitionIndex); read each "
+                + "subpartition of a pipelined partition through its own channel");
+    }
+
     /** Hands a consumer's task event to the producer; false when nobody listens. */
     boolean deliverTaskEvent(ByteBuffer event);
 

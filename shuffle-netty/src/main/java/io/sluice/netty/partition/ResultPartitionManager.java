@@ -105,6 +105,20 @@ public final class ResultPartitionManager {
     public ResultSubpartitionView createSubpartitionView(ResultPartitionId partitionId, int subpartitionIndex,
                                                          BufferAvailabilityListener listener)
             throws ShuffleException {
+        return createSubpartitionView(partitionId, subpartitionIndex, subpartitionIndex, listener);
+    }
+
+    /**
+     * Creates one reader's view of the subpartitions {@code first..last} of a registered partition, read one after
+     * the other ({@link RegisteredPartition#createSubpartitionRangeView}).
+     *
+     * @throws PartitionNotFoundException when the partition is not registered (yet, or any more)
+     * @throws ProducerFailedException     when the partition's producer failed it
+     * @throws ShuffleException            when the partition cannot serve a range
+     */
+    public ResultSubpartitionView createSubpartitionView(ResultPartitionId partitionId, int first, int last,
+                                                         BufferAvailabilityListener listener)
+            throws ShuffleException {
         RegisteredPartition partition;
         synchronized (this) {
             partition = partitions.get(partitionId);
@@ -112,7 +126,7 @@ public final class ResultPartitionManager {
                 throw notRegistered(partitionId);
             }
         }
-        return createView(partition, subpartitionIndex, listener);
+        return createView(partition, first, last, listener);
     }
 
     /**
@@ -122,6 +136,14 @@ public final class ResultPartitionManager {
      */
     public ResultSubpartitionView createSubpartitionViewOrRegisterListener(
             ResultPartitionId partitionId, int subpartitionIndex, BufferAvailabilityListener listener,
+            PartitionRegistrationListener registrationListener) throws ShuffleException {
+        return createSubpartitionViewOrRegisterListener(partitionId, subpartitionIndex, subpartitionIndex, listener,
+                registrationListener);
+    }
+
+    /** {@link #createSubpartitionViewOrRegisterListener} for the subpartitions {@code first..last}. */
+    public ResultSubpartitionView createSubpartitionViewOrRegisterListener(
+            ResultPartitionId partitionId, int first, int last, BufferAvailabilityListener listener,
             PartitionRegistrationListener registrationListener) throws ShuffleException {
         RegisteredPartition partition;
         synchronized (this) {
@@ -134,7 +156,7 @@ public final class ResultPartitionManager {
                 return null;
             }
         }
-        return createView(partition, subpartitionIndex, listener);
+        return createView(partition, first, last, listener);
     }
 
     /** @return true when the listener was still parked (and is now removed). */
@@ -236,11 +258,12 @@ public final class ResultPartitionManager {
                 failure);
     }
 
-    private static ResultSubpartitionView createView(RegisteredPartition partition, int subpartitionIndex,
+    private static ResultSubpartitionView createView(RegisteredPartition partition, int first, int last,
                                                      BufferAvailabilityListener listener)
             throws ShuffleException {
         try {
-            return partition.createSubpartitionView(subpartitionIndex, listener);
+            return first == last ? partition.createSubpartitionView(first, listener)
+                    : partition.createSubpartitionRangeView(first, last, listener);
         } catch (IllegalStateException e) {
             if (partition.isReleased()) {
                 // Released between the lookup and the view: to the reader it is gone.

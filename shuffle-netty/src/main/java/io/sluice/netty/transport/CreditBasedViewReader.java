@@ -23,6 +23,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
     private final InputChannelId receiverId;
     private final ResultPartitionId partitionId;
     private final int subpartitionIndex;
+    private final int lastSubpartitionIndex;
     private final PartitionRequestQueue queue;
 
     /** Set while a notification for this reader is on its way to the event loop: coalesces notifications. */
@@ -37,9 +38,16 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
 
     CreditBasedViewReader(InputChannelId receiverId, ResultPartitionId partitionId, int subpartitionIndex,
                           int initialCredit, PartitionRequestQueue queue) {
+        this(receiverId, partitionId, subpartitionIndex, subpartitionIndex, initialCredit, queue);
+    }
+
+    /** A reader of the subpartitions {@code subpartitionIndex..lastSubpartitionIndex}, one after the other. */
+    CreditBasedViewReader(InputChannelId receiverId, ResultPartitionId partitionId, int subpartitionIndex,
+                          int lastSubpartitionIndex, int initialCredit, PartitionRequestQueue queue) {
         this.receiverId = receiverId;
         this.partitionId = partitionId;
         this.subpartitionIndex = subpartitionIndex;
+        this.lastSubpartitionIndex = lastSubpartitionIndex;
         this.credit = initialCredit;
         this.queue = queue;
     }
@@ -54,6 +62,10 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
 
     int subpartitionIndex() {
         return subpartitionIndex;
+    }
+
+    int lastSubpartitionIndex() {
+        return lastSubpartitionIndex;
     }
 
     /** Attaches the view once the partition was found. Event loop. */
@@ -158,7 +170,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
         if (cause != null) {
             return new ProducerFailedException("the producer of partition " + partitionId + " failed: " + cause, cause);
         }
-        return new ProducerFailedException("partition " + partitionId + " (subpartition " + subpartitionIndex
+        return new ProducerFailedException("partition " + partitionId + " (subpartition " + subpartitions()
                 + ") was released by its producer before it was read to its end");
     }
 
@@ -200,9 +212,15 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
         queue.notifyReaderNonEmpty(this);
     }
 
+    /** The subpartition, or the range {@code first..last}, for messages. */
+    private String subpartitions() {
+        return lastSubpartitionIndex == subpartitionIndex ? String.valueOf(subpartitionIndex)
+                : subpartitionIndex + ".." + lastSubpartitionIndex;
+    }
+
     @Override
     public String toString() {
-        return "reader of partition " + partitionId + " subpartition " + subpartitionIndex + " for receiver "
+        return "reader of partition " + partitionId + " subpartition " + subpartitions() + " for receiver "
                 + receiverId + " (credit " + credit + ")";
     }
 }

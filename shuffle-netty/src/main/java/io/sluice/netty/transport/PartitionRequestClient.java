@@ -70,7 +70,8 @@ public final class PartitionRequestClient implements ProducerConnection {
     public void requestSubpartition(ResultPartitionId partitionId, int subpartitionIndex, RemoteInputChannel inputChannel,
                                     int initialCredit) {
         handler.addInputChannel(inputChannel);
-        send(new PartitionRequest(partitionId, subpartitionIndex, inputChannel.inputChannelId(), initialCredit),
+        send(new PartitionRequest(partitionId, subpartitionIndex, inputChannel.lastSubpartitionIndex(),
+                        inputChannel.inputChannelId(), initialCredit),
                 inputChannel, "the request for partition " + partitionId);
     }
 

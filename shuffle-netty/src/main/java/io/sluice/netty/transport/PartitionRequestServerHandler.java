@@ -103,7 +103,7 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
 
     private void onPartitionRequest(ChannelHandlerContext ctx, PartitionRequest request) {
         CreditBasedViewReader reader = new CreditBasedViewReader(request.receiverId(), request.partitionId(),
-                request.subpartitionIndex(), request.initialCredit(), queue);
+                request.subpartitionIndex(), request.lastSubpartitionIndex(), request.initialCredit(), queue);
         queue.register(reader);
         PartitionRegistrationListener onRegistered = new PartitionRegistrationListener() {
             @Override
@@ -121,7 +121,7 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         ResultSubpartitionView view;
         try {
             view = partitionManager.createSubpartitionViewOrRegisterListener(request.partitionId(),
-                    request.subpartitionIndex(), reader, onRegistered);
+                    request.subpartitionIndex(), request.lastSubpartitionIndex(), reader, onRegistered);
         } catch (ShuffleException | RuntimeException e) {
             queue.failReader(reader, e);
             return;
@@ -147,7 +147,7 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
         }
         try {
             reader.setView(partitionManager.createSubpartitionView(reader.partitionId(), reader.subpartitionIndex(),
-                    reader));
+                    reader.lastSubpartitionIndex(), reader));
         } catch (ShuffleException | RuntimeException e) {
             queue.failReader(reader, e);
             return;

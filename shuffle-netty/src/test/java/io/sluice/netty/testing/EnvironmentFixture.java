@@ -15,7 +15,9 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.netty.NettyShuffleEnvironmentBuilder;
 import io.sluice.netty.NettyShuffleServiceFactory;
+import io.sluice.netty.transport.ChannelPipelineHook;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -66,9 +68,15 @@ public final class EnvironmentFixture implements AutoCloseable {
 
     /** An environment with the memory {@code config} names; the transport is not started. */
     public ShuffleEnvironment environment(ShuffleConfig config, boolean localCommunicationOnly) {
+        return environment(config, localCommunicationOnly, ChannelPipelineHook.NONE);
+    }
+
+    /** The same, with {@code hook} shown every connection of the environment's transport. */
+    public ShuffleEnvironment environment(ShuffleConfig config, boolean localCommunicationOnly,
+                                          ChannelPipelineHook hook) {
         ShuffleEnvironmentContext context = new ShuffleEnvironmentContext(config, new ResourceId("env-" + created++),
                 config.get(ShuffleOptions.MEMORY_TOTAL), localCommunicationOnly, InetAddress.getLoopbackAddress());
-        ShuffleEnvironment environment = factory.createShuffleEnvironment(context);
+        ShuffleEnvironment environment = new NettyShuffleEnvironmentBuilder(context).pipelineHook(hook).build();
         environments.add(environment);
         return environment;
     }

@@ -30,10 +30,12 @@ class WireLayoutTest {
 
     @Test
     void partitionRequest_fieldsAtTheirNamedOffsets() {
-        ByteBuf body = body(new PartitionRequest(PARTITION, 9, RECEIVER, 4), PartitionRequest.BODY_LENGTH);
+        ByteBuf body = body(new PartitionRequest(PARTITION, 9, 11, RECEIVER, 4), PartitionRequest.BODY_LENGTH);
 
         assertPartitionId(body, PartitionRequest.PARTITION_ID_OFFSET, PartitionRequest.PARTITION_ID_SIZE);
         assertInt(9, body, PartitionRequest.SUBPARTITION_INDEX_OFFSET, PartitionRequest.SUBPARTITION_INDEX_SIZE);
+        assertInt(11, body, PartitionRequest.LAST_SUBPARTITION_INDEX_OFFSET,
+                PartitionRequest.LAST_SUBPARTITION_INDEX_SIZE);
         assertReceiverId(body, PartitionRequest.RECEIVER_ID_OFFSET, PartitionRequest.RECEIVER_ID_SIZE);
         assertInt(4, body, PartitionRequest.INITIAL_CREDIT_OFFSET, PartitionRequest.INITIAL_CREDIT_SIZE);
     }

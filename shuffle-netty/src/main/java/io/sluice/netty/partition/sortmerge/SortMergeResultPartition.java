@@ -20,6 +20,7 @@ import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.PartitionBufferPoolFactory;
 import io.sluice.netty.partition.ResultPartitionManager;
 import io.sluice.netty.partition.ResultSubpartitionView;
+import io.sluice.netty.partition.SubpartitionRangeView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -448,6 +449,15 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         }
         view.start();
         return view;
+    }
+
+    /** A reader of the subpartitions {@code first..last}, one after the other; readable only after finish. */
+    @Override
+    public ResultSubpartitionView createSubpartitionRangeView(int first, int last, BufferAvailabilityListener listener)
+            throws ShuffleException {
+        checkRequestedSubpartition(last);
+        return first == last ? createSubpartitionView(first, listener)
+                : SubpartitionRangeView.open(this, first, last, listener);
     }
 
     /** A reader has gone: the files go with the last reader of a released partition. */
