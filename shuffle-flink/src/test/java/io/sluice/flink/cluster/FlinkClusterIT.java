@@ -10,7 +10,6 @@ import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.client.deployment.StandaloneClusterId;
 import org.apache.flink.client.program.rest.RestClusterClient;
-import org.apache.flink.configuration.BatchExecutionOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -121,10 +120,8 @@ class FlinkClusterIT {
     void batchJob_givesOneFinalAggregatePerKey() throws Exception {
         long records = 200_000;
         Path out = Files.createDirectories(home.resolve("batch-out"));
-        Configuration job = new Configuration();
-        // Consumers at the job's parallelism, one subpartition per channel (docs/flink.md).
-        job.set(BatchExecutionOptions.ADAPTIVE_AUTO_PARALLELISM_ENABLED, false);
-        StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
+        // Flink 2's batch defaults: the adaptive batch scheduler, whose consumers may read ranges of subpartitions.
+        StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration());
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         env.setParallelism(PARALLELISM);
         KeyedAggregationJob.build(env, records, KEYS, new KeyedAggregationJob.Identity())
