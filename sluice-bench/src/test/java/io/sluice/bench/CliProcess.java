@@ -93,6 +93,16 @@ final class CliProcess implements AutoCloseable {
         return Files.readString(stderr, StandardCharsets.UTF_8);
     }
 
+    /** @return how many bytes the process has printed on stderr so far */
+    long stderrLength() {
+        return stderr.toFile().length();
+    }
+
+    /** Kills the process at once (SIGKILL), by its own handle, and waits until it is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
     /** Kills the process if it still runs, and removes its stderr file. */
     @Override
     public void close() throws IOException {

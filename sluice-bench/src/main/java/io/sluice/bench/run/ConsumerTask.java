@@ -11,18 +11,23 @@ import io.sluice.api.RecordReader;
 final class ConsumerTask implements TaskGroup.Task {
 
     private final int index;
+    private final InputGate gate;
     private final RecordReader reader;
     private final DeliveryCheck check;
+    private final boolean confirmReads;
 
     /**
      * @param index the consumer's number
      * @param gate a gate that is set up; this task owns and closes it
      * @param check what to do with each record
+     * @param confirmReads whether to send each producer a {@link ReadConfirmation} once its stream is verified
      */
-    ConsumerTask(int index, InputGate gate, DeliveryCheck check) {
+    ConsumerTask(int index, InputGate gate, DeliveryCheck check, boolean confirmReads) {
         this.index = index;
+        this.gate = gate;
         this.reader = new RecordReader(gate);
         this.check = check;
+        this.confirmReads = confirmReads;
     }
 
     @Override
@@ -41,6 +46,10 @@ final class ConsumerTask implements TaskGroup.Task {
         while ((next = reader.next()) != null) {
             if (next.isEvent()) {
                 check.event(next.channelIndex(), next.data());
+                if (confirmReads) {
+                    // The trailer comes before the end of the partition, so the producer's channel is still there.
+                    gate.sendTaskEvent(next.channelIndex(), check.confirmation(next.channelIndex()));
+                }
             } else {
                 check.record(next.channelIndex(), next.data());
             }

@@ -18,8 +18,17 @@ final class ProducerSide {
      * @param workload what to generate, shared by the producers
      */
     ProducerSide(List<ResultPartitionWriter> writers, Workload workload) {
+        this(writers, workload, ProducerTask.BeforeFinish.NONE);
+    }
+
+    /**
+     * @param writers writer p belongs to producer p; each is set up, and its task finishes and closes it
+     * @param workload what to generate, shared by the producers
+     * @param beforeFinish what each producer waits for after its trailer, before {@code finish()}
+     */
+    ProducerSide(List<ResultPartitionWriter> writers, Workload workload, ProducerTask.BeforeFinish beforeFinish) {
         for (int p = 0; p < writers.size(); p++) {
-            tasks.add(new ProducerTask(p, writers.get(p), workload, writers.size()));
+            tasks.add(new ProducerTask(p, writers.get(p), workload, writers.size(), beforeFinish));
         }
     }
 

@@ -9,8 +9,8 @@ import java.nio.ByteBuffer;
 /**
  * One producer: emits generated records round-robin to every subpartition of its partition until
  * its share of the bytes is sent (or the duration is over), then broadcasts a {@link StreamTrailer}
- * with the count of each subpartition, finishes and closes the writer. Runs on its own thread;
- * {@link #abort()} from any thread.
+ * with the count of each subpartition, waits for its {@link BeforeFinish} step, finishes and closes the writer.
+ * Runs on its own thread; {@link #abort()} from any thread.
  */
 final class ProducerTask implements TaskGroup.Task {
 
@@ -20,15 +20,33 @@ final class ProducerTask implements TaskGroup.Task {
     private final Workload workload;
     private final long byteBudget;
     private final TaskCounters counters = new TaskCounters();
+    private final BeforeFinish beforeFinish;
+
+    /** What a producer waits for between its trailer and {@code finish()}. */
+    @FunctionalInterface
+    interface BeforeFinish {
+
+        /** Nothing: finish at once. */
+        BeforeFinish NONE = producer -> { };
+
+        /**
+         * @param producer the producer's number
+         * @throws Exception when the producer must fail instead of finishing
+         */
+        void await(int producer) throws Exception;
+    }
 
     /**
      * @param index the producer's number; record channel of subpartition c is index x consumers + c
      * @param writer a writer that is set up; this task finishes and closes it
      * @param workload what to generate
      * @param producers how many producers share the workload's bytes
+     * @param beforeFinish what to wait for after the trailer, before {@code finish()}
      */
-    ProducerTask(int index, ResultPartitionWriter writer, Workload workload, int producers) {
+    ProducerTask(int index, ResultPartitionWriter writer, Workload workload, int producers,
+                 BeforeFinish beforeFinish) {
         this.index = index;
+        this.beforeFinish = beforeFinish;
         this.writer = writer;
         this.workload = workload;
         this.byteBudget = workload.timed() ? Long.MAX_VALUE : workload.bytesOf(producers, index);
@@ -80,6 +98,7 @@ final class ProducerTask implements TaskGroup.Task {
             counts[c] = generators[c].nextSequence();
         }
         writer.broadcastEvent(StreamTrailer.encode(counts), false);
+        beforeFinish.await(index);
         writer.finish();
         writer.close(); // after finish(): the data stays for the consumers
     }

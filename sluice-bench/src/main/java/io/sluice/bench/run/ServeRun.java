@@ -24,7 +24,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@code serve}: one producer environment whose partitions another process reads. Prints the
  * consume line on stdout as soon as the partitions are registered, produces, and waits until the
- * consumer has read every partition to its end. Used by the main thread.
+ * consumer has confirmed every stream it verified ({@link ReadConfirmations}). The run passes only when every
+ * stream was confirmed, and its figures count only what was confirmed. Used by the main thread.
  */
 public final class ServeRun {
 
@@ -55,11 +56,14 @@ public final class ServeRun {
             ShuffleEnvironment environment = shuffle.environments().get(0);
             RunShuffle.Partitions partitions = shuffle.produce(options.producers(), options.consumers(),
                     PartitionType.PIPELINED_BOUNDED, p -> environment);
+            ReadConfirmations confirmations = new ReadConfirmations(environment, partitions, options.consumers());
             printTicket(environment.dataAddress(), id, partitions.ids(), config);
-            ProducerSide producerSide = new ProducerSide(partitions.writers(), options.workload());
+            ProducerSide producerSide = new ProducerSide(partitions.writers(), options.workload(),
+                    confirmations::awaitConsumersOf);
             MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, shuffle.environments(),
-                    producerSide.tasks(), producerSide::bytes, deadline -> awaitConsumed(environment, deadline));
-            return summary(producerSide.bytes(), producerSide.records(), outcome);
+                    producerSide.tasks(), producerSide::bytes,
+                    deadline -> awaitConfirmed(environment, confirmations, deadline));
+            return summary(confirmations.bytes(), confirmations.records(), outcome);
         } catch (Exception e) {
             return summary(0, 0, MeasuredRun.Outcome.failed(e));
         }
@@ -79,16 +83,23 @@ public final class ServeRun {
         err.flush();
     }
 
-    /** The partitions leave the environment once the consumer has read every subpartition to its end. */
-    private Throwable awaitConsumed(ShuffleEnvironment environment, long deadlineNanos) throws InterruptedException {
+    /**
+     * Waits until every partition has left the environment. A producer finishes only once its consumers confirmed
+     * its streams, so a partition that left without them was released by a consumer that died, was cut off (a
+     * stopped process is cut off by the heartbeat timeout) or failed its check.
+     */
+    private Throwable awaitConfirmed(ShuffleEnvironment environment, ReadConfirmations confirmations,
+                                     long deadlineNanos) throws InterruptedException {
         while (!environment.partitionsOccupyingLocalResources().isEmpty()) {
             if (System.nanoTime() - deadlineNanos >= 0) {
                 return new TimeoutException(environment.partitionsOccupyingLocalResources().size()
-                        + " partitions not fully consumed within --timeout " + options.timeout().toSeconds() + " s");
+                        + " partitions not read and confirmed within --timeout " + options.timeout().toSeconds()
+                        + " s; " + confirmations.unconfirmed());
             }
             TimeUnit.MILLISECONDS.sleep(CONSUMED_POLL_MILLIS);
         }
-        return null;
+        return confirmations.complete() ? null : new IllegalStateException("the consumers went away before "
+                + "confirming every stream; " + confirmations.unconfirmed());
     }
 
     private RunSummary summary(long bytes, long records, MeasuredRun.Outcome outcome) {
