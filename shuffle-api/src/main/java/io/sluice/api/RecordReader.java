@@ -96,7 +96,7 @@ public final class RecordReader implements AutoCloseable {
         int channels = gate.numberOfInputChannels();
         deserializers = new ChannelDeserializer[channels];
         for (int i = 0; i < channels; i++) {
-            deserializers[i] = new ChannelDeserializer(i);
+            deserializers[i] = new ChannelDeserializer(i, gate);
         }
     }
 

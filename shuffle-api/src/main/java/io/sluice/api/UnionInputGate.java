@@ -424,6 +424,21 @@ public final class UnionInputGate implements InputGate {
         gates.get(gate).resumeConsumption(channelIndex - channelOffsets[gate]);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The union's channel number, then what the gate that owns it says of its own channel.
+     */
+    @Override
+    public String describeChannel(int channelIndex) {
+        if (channelIndex < 0 || channelIndex >= numberOfChannels) {
+            return "channel " + channelIndex;
+        }
+        int gate = gateOf(channelIndex);
+        return "channel " + channelIndex + " of the union: gate " + gate + "'s "
+                + gates.get(gate).describeChannel(channelIndex - channelOffsets[gate]);
+    }
+
     /** The index of the gate that owns the union's channel {@code channelIndex}. */
     private int gateOf(int channelIndex) {
         if (channelIndex < 0 || channelIndex >= numberOfChannels) {

@@ -126,14 +126,30 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.partitionManager.setReleaseObserver(this::onPartitionReleased);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager,
-                connectionManager.metrics()::onBufferReceived);
+                connectionManager.metrics()::onBufferReceived, localChannels(context),
+                connectionManager::dataAddress);
         if (context.localCommunicationOnly()) {
             // No data port for a shuffle master to send releases to: it finds this environment in the JVM.
             InProcessEnvironments.add(this);
         }
-        LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
+        LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}{}", context.resourceId(),
                 config.numberOfSegments(), config.segmentSize(),
-                context.localCommunicationOnly() ? "none (local communication only)" : config.transport());
+                servesTransport(context) ? config.transport() : "none (local communication only)",
+                localChannels(context) ? "" : " (" + ShuffleOptions.INPUT_LOCAL_CHANNELS.key()
+                        + "=false: its own producers are read over it too)");
+    }
+
+    /** Whether a producer of this environment is read in-process ({@code shuffle.input.local-channels}). */
+    private static boolean localChannels(ShuffleEnvironmentContext context) {
+        return context.config().get(ShuffleOptions.INPUT_LOCAL_CHANNELS);
+    }
+
+    /**
+     * Whether {@link #start()} starts the transport: unless the environment communicates locally only and reads its
+     * own producers in-process; without local channels even a local-only environment reads them over it.
+     */
+    private static boolean servesTransport(ShuffleEnvironmentContext context) {
+        return !context.localCommunicationOnly() || !localChannels(context);
     }
 
     /**
@@ -165,7 +181,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             }
             state = State.STARTED;
         }
-        if (context.localCommunicationOnly()) {
+        if (!servesTransport(context)) {
             return -1;
         }
         return connectionManager.start();

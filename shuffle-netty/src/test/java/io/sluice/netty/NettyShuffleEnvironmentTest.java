@@ -142,7 +142,7 @@ class NettyShuffleEnvironmentTest {
         assertTrue(message.contains("(2 problems)"), message);
         assertTrue(message.contains("shuffle.memroy.total: unknown option; did you mean shuffle.memory.total?"),
                 message);
-        assertTrue(message.contains("shuffle.buffers-per-channel: invalid value '0'; must be >= 1"), message);
+        assertTrue(message.contains("shuffle.buffers-per-channel: invalid value '0'; must be between 1 and 65536"), message);
         assertFalse(message.contains("engine.own.key"), "keys outside shuffle. belong to the engine");
     }
 

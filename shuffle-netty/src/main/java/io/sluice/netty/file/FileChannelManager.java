@@ -71,7 +71,8 @@ public final class FileChannelManager implements AutoCloseable {
 
     private final List<Path> directories;
     /** One per directory, in the same order: the channels holding the directories' locks. */
-    private final List<FileChannel> locks;
+    @GuardedBy("lock")
+    private final FileChannel[] locks;
     private final AtomicInteger next = new AtomicInteger();
     private final Thread shutdownHook;
     private final Object lock = new Object();
@@ -99,7 +100,10 @@ public final class FileChannelManager implements AutoCloseable {
                     Files.createDirectory(dir);
                     created.add(dir);
                     held.add(lockNewDirectory(dir));
-                } catch (IOException | SecurityException e) {
+                } catch (IOException e) {
+                    throw new IllegalArgumentException(optionKey + ": cannot create, write and lock directory " + dir
+                            + " in " + base + " (" + e + "); " + FileErrors.explain(e, null, optionKey), e);
+                } catch (SecurityException e) {
                     throw new IllegalArgumentException(optionKey + ": cannot create, write and lock directory " + dir
                             + " in " + base + " (" + e + "); make it writable or choose another directory", e);
                 }
@@ -111,7 +115,7 @@ public final class FileChannelManager implements AutoCloseable {
             throw e;
         }
         this.directories = List.copyOf(created);
-        this.locks = List.copyOf(held);
+        this.locks = held.toArray(new FileChannel[0]);
         this.shutdownHook = new Thread(this::deleteDirectories, "sluice-tmp-cleanup");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         LOG.debug("Blocking partitions go to {}", directories);
@@ -167,6 +171,38 @@ public final class FileChannelManager implements AutoCloseable {
         return directories.get(Math.floorMod(next.getAndIncrement(), directories.size()));
     }
 
+    /**
+     * Makes {@code dir}, one of this environment's directories, again after something else deleted it (a temp-file
+     * cleaner, an operator), with a new lock, so that this and later partitions can still write there; logs a
+     * warning. The partitions that were in it are lost; their readers fail as for any missing file.
+     *
+     * @return false when there is nothing to do: the directory exists, or this manager is closed
+     * @throws IOException naming the directory when it cannot be made again
+     */
+    public boolean recreateDeleted(Path dir) throws IOException {
+        synchronized (lock) {
+            if (closed || Files.isDirectory(dir)) {
+                return false;
+            }
+            int index = directories.indexOf(dir);
+            if (index < 0) {
+                throw new IllegalArgumentException(dir + " is not a directory of this environment: " + directories);
+            }
+            LOG.warn("Directory {} of this environment was deleted by something else, with the blocking partitions "
+                    + "in it; making it again for new partitions", dir);
+            try {
+                Files.createDirectories(dir);
+                FileChannel previous = locks[index];
+                locks[index] = lockNewDirectory(dir);
+                closeQuietly(previous); // it locks the deleted lock file, another file than the new one
+            } catch (IOException e) {
+                throw new IOException("the directory " + dir + " was deleted by something else and cannot be made "
+                        + "again: " + e, e);
+            }
+            return true;
+        }
+    }
+
     /** Deletes the directories with everything in them and gives their locks up; idempotent. */
     @Override
     public void close() {
@@ -185,8 +221,12 @@ public final class FileChannelManager implements AutoCloseable {
     }
 
     private void deleteDirectories() {
+        FileChannel[] held;
+        synchronized (lock) {
+            held = locks.clone();
+        }
         for (int i = 0; i < directories.size(); i++) {
-            deleteOwnDirectory(directories.get(i), locks.get(i));
+            deleteOwnDirectory(directories.get(i), held[i]);
         }
     }
 

@@ -18,7 +18,7 @@ import io.netty.buffer.ByteBuf;
  * protocol has exactly these messages.
  */
 public sealed interface NettyMessage permits PartitionRequest, AddCredit, ReceiverOnlyMessage, EmptyBodyMessage,
-        TaskEventRequest, ReleasePartitions, BufferResponse, StoredBuffersResponse, ErrorResponse {
+        TaskEventRequest, ReleasePartitions, CountedResponse, ErrorResponse {
 
     /** @return the message id written into the frame header */
     byte id();

@@ -202,6 +202,16 @@ class RemoteInputChannelTest {
         assertEquals("producer p failed: disk full", error.getMessage());
     }
 
+    // Error messages name the channel's partition, subpartition and producer (docs/contract.md section 6)
+    @Test
+    void describe_namesTheOwnerThePartitionTheSubpartitionAndTheProducer() throws Exception {
+        SingleInputGate gate = channels.gate(2, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 1);
+
+        assertEquals("channel 1 of test-consumer (partition " + channel.partitionId() + ", subpartition 0, producer "
+                + RemoteChannels.PRODUCER + " at " + RemoteChannels.NOWHERE.address() + ")", gate.describeChannel(1));
+    }
+
     // RIC-8, RIC-9
     @Test
     void backlogAboveTheFloatingSupply_takesWhatThePoolHas_waitsOnce_andRecyclingFollowsTheRules() throws Exception {

@@ -241,10 +241,10 @@ class BenchCliTest {
 
     @Test
     void durationsAndSizes_readTheLibrarysFormat_microsecondsAndDaysToo() throws Exception {
-        BenchOptions options = BenchCli.parse(new String[] {"--flush-interval", "500us", "--duration", "1d",
+        BenchOptions options = BenchCli.parse(new String[] {"--flush-interval", "1500us", "--duration", "1d",
             "--memory", "64mb"});
         assertEquals(Duration.ofDays(1), options.workload().duration());
-        assertEquals(Duration.ofNanos(500_000),
+        assertEquals(Duration.ofNanos(1_500_000),
                 options.shuffleConfig().get(io.sluice.api.ShuffleOptions.OUTPUT_FLUSH_INTERVAL));
         assertEquals(64L << 20, options.shuffleConfig().get(io.sluice.api.ShuffleOptions.MEMORY_TOTAL));
     }
