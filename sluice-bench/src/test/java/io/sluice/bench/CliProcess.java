@@ -18,6 +18,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class CliProcess implements AutoCloseable {
 
+    /** How long {@link #close()} waits for a killed process to be gone. */
+    private static final long CLOSE_SECONDS = 30;
+
     private final Process process;
     private final Path stderr;
     private final List<String> lines = new ArrayList<>(); // guarded by lines
@@ -103,11 +106,36 @@ final class CliProcess implements AutoCloseable {
         process.destroyForcibly().waitFor();
     }
 
-    /** Kills the process if it still runs, and removes its stderr file. */
+    /**
+     * Stops the process (SIGSTOP) without ending it: its sockets stay open and silent, as a hung machine's would.
+     * {@link #kill()} and {@link #close()} still end it.
+     */
+    void stop() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** Lets a {@link #stop() stopped} process go on (SIGCONT). */
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " exited with " + kill.exitValue());
+        }
+    }
+
+    /** Kills the process if it still runs (a stopped one too), waits until it is gone, and removes its stderr file. */
     @Override
     public void close() throws IOException {
-        process.destroyForcibly();
-        Files.deleteIfExists(stderr);
+        try {
+            process.destroyForcibly().waitFor(CLOSE_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            Files.deleteIfExists(stderr);
+        }
     }
 
     private void readStdout() {

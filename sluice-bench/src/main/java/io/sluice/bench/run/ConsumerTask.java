@@ -20,7 +20,8 @@ final class ConsumerTask implements TaskGroup.Task {
      * @param index the consumer's number
      * @param gate a gate that is set up; this task owns and closes it
      * @param check what to do with each record
-     * @param confirmReads whether to send each producer a {@link ReadConfirmation} once its stream is verified
+     * @param confirmReads whether to send each producer a {@link ReadConfirmation} once its stream is verified, and
+     *     then resume the channel its blocking trailer holds back
      */
     ConsumerTask(int index, InputGate gate, DeliveryCheck check, boolean confirmReads) {
         this.index = index;
@@ -47,8 +48,11 @@ final class ConsumerTask implements TaskGroup.Task {
             if (next.isEvent()) {
                 check.event(next.channelIndex(), next.data());
                 if (confirmReads) {
-                    // The trailer comes before the end of the partition, so the producer's channel is still there.
-                    gate.sendTaskEvent(next.channelIndex(), check.confirmation(next.channelIndex()));
+                    // The producer sent the trailer as a blocking event: its end comes only after the resume, which
+                    // follows the confirmation on the same connection, so the confirmation finds the partition there.
+                    int channel = next.channelIndex();
+                    gate.sendTaskEvent(channel, check.confirmation(channel));
+                    gate.resumeConsumption(channel);
                 }
             } else {
                 check.record(next.channelIndex(), next.data());

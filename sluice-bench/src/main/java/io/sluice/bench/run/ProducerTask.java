@@ -9,8 +9,8 @@ import java.nio.ByteBuffer;
 /**
  * One producer: emits generated records round-robin to every subpartition of its partition until
  * its share of the bytes is sent (or the duration is over), then broadcasts a {@link StreamTrailer}
- * with the count of each subpartition, waits for its {@link BeforeFinish} step, finishes and closes the writer.
- * Runs on its own thread; {@link #abort()} from any thread.
+ * with the count of each subpartition, finishes and closes the writer. Runs on its own thread;
+ * {@link #abort()} from any thread.
  */
 final class ProducerTask implements TaskGroup.Task {
 
@@ -20,20 +20,16 @@ final class ProducerTask implements TaskGroup.Task {
     private final Workload workload;
     private final long byteBudget;
     private final TaskCounters counters = new TaskCounters();
-    private final BeforeFinish beforeFinish;
+    private final boolean blockingTrailer;
 
-    /** What a producer waits for between its trailer and {@code finish()}. */
-    @FunctionalInterface
-    interface BeforeFinish {
-
-        /** Nothing: finish at once. */
-        BeforeFinish NONE = producer -> { };
-
-        /**
-         * @param producer the producer's number
-         * @throws Exception when the producer must fail instead of finishing
-         */
-        void await(int producer) throws Exception;
+    /**
+     * @param index the producer's number; record channel of subpartition c is index x consumers + c
+     * @param writer a writer that is set up; this task finishes and closes it
+     * @param workload what to generate
+     * @param producers how many producers share the workload's bytes
+     */
+    ProducerTask(int index, ResultPartitionWriter writer, Workload workload, int producers) {
+        this(index, writer, workload, producers, false);
     }
 
     /**
@@ -41,12 +37,12 @@ final class ProducerTask implements TaskGroup.Task {
      * @param writer a writer that is set up; this task finishes and closes it
      * @param workload what to generate
      * @param producers how many producers share the workload's bytes
-     * @param beforeFinish what to wait for after the trailer, before {@code finish()}
+     * @param blockingTrailer whether the trailer is a blocking event, so that each subpartition sends its end only
+     *     once its consumer resumed it (after confirming its read, see {@link ReadConfirmations})
      */
-    ProducerTask(int index, ResultPartitionWriter writer, Workload workload, int producers,
-                 BeforeFinish beforeFinish) {
+    ProducerTask(int index, ResultPartitionWriter writer, Workload workload, int producers, boolean blockingTrailer) {
         this.index = index;
-        this.beforeFinish = beforeFinish;
+        this.blockingTrailer = blockingTrailer;
         this.writer = writer;
         this.workload = workload;
         this.byteBudget = workload.timed() ? Long.MAX_VALUE : workload.bytesOf(producers, index);
@@ -97,9 +93,13 @@ final class ProducerTask implements TaskGroup.Task {
         for (int c = 0; c < subpartitions; c++) {
             counts[c] = generators[c].nextSequence();
         }
-        writer.broadcastEvent(StreamTrailer.encode(counts), false);
-        beforeFinish.await(index);
-        writer.finish();
+        ByteBuffer trailer = StreamTrailer.encode(counts);
+        if (blockingTrailer) {
+            writer.broadcastBlockingEvent(trailer);
+        } else {
+            writer.broadcastEvent(trailer, false);
+        }
+        writer.finish(); // behind a blocking trailer, a subpartition's end waits for its consumer to resume
         writer.close(); // after finish(): the data stays for the consumers
     }
 

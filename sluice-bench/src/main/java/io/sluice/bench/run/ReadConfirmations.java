@@ -1,27 +1,23 @@
 package io.sluice.bench.run;
 
-import io.sluice.api.ResultPartitionId;
-import io.sluice.api.ShuffleEnvironment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What the consumers of a {@code serve} process confirmed: for each producer p and consumer c, whether consumer c
- * sent producer p a {@link ReadConfirmation}, and the records and bytes it confirmed. A partition that leaves its
- * environment proves nothing by itself (a consumer that dies releases it too); only these confirmations say that
- * every stream arrived intact. Filled by whichever thread delivers the writers' task events, waited on by the
- * producer threads, read by the main thread; the state is guarded by this object (touched once per stream, never
- * per record).
+ * sent producer p a {@link ReadConfirmation} for subpartition c, and the records and bytes it confirmed. A partition
+ * that leaves its environment proves nothing by itself (a consumer that dies or is cut off releases its subpartitions
+ * too); only these confirmations say that every stream arrived intact. The producers send their trailer as a blocking
+ * event, and a confirming consumer resumes its channel only after sending the confirmation on the same connection,
+ * so a confirmation reaches its partition before the partition's end is sent and the partition released. Filled by
+ * whichever thread delivers the writers' task events (a transport event loop), read by the main thread; the state is
+ * guarded by this object (touched once per stream, never per record).
  */
 final class ReadConfirmations {
 
-    /** How often a producer waiting for its confirmations looks whether its partition is still there. */
-    private static final long POLL_MILLIS = 20;
-    /** How many unconfirmed streams a message names. */
+    /** How many unconfirmed subpartitions a message names. */
     private static final int MISSING_NAMED = 8;
 
-    private final ShuffleEnvironment environment;
-    private final List<ResultPartitionId> partitions;
     private final int consumers;
     private final boolean[] confirmed; // guarded by this; index p * consumers + c
     private long records; // guarded by this
@@ -31,16 +27,13 @@ final class ReadConfirmations {
     /**
      * Listens to every writer's task events from now on.
      *
-     * @param environment the environment the partitions live in
      * @param partitions partition p and its writer belong to producer p
      * @param consumers the subpartitions of each partition, one per consumer
      */
-    ReadConfirmations(ShuffleEnvironment environment, RunShuffle.Partitions partitions, int consumers) {
-        this.environment = environment;
-        this.partitions = partitions.ids();
+    ReadConfirmations(RunShuffle.Partitions partitions, int consumers) {
         this.consumers = consumers;
-        this.confirmed = new boolean[this.partitions.size() * consumers];
-        for (int p = 0; p < this.partitions.size(); p++) {
+        this.confirmed = new boolean[partitions.ids().size() * consumers];
+        for (int p = 0; p < partitions.ids().size(); p++) {
             int producer = p;
             partitions.writers().get(p).onTaskEvent(event -> accept(producer, ReadConfirmation.decode(event)));
         }
@@ -56,40 +49,7 @@ final class ReadConfirmations {
             records += confirmation.records();
             bytes += confirmation.bytes();
             count++;
-            notifyAll();
         }
-    }
-
-    /**
-     * Waits until every consumer confirmed producer {@code producer}'s stream. The producer calls this after its
-     * trailer and before {@code finish()}: a confirmation that arrived after the partition was released would be
-     * dropped, so the partition must outlive it.
-     *
-     * @param producer the producer's number
-     * @throws IllegalStateException when the partition was released first (its consumers went away)
-     * @throws InterruptedException when the producer's thread is interrupted
-     */
-    void awaitConsumersOf(int producer) throws InterruptedException {
-        ResultPartitionId partition = partitions.get(producer);
-        synchronized (this) {
-            while (!confirmedAll(producer)) {
-                if (!environment.partitionsOccupyingLocalResources().contains(partition)) {
-                    throw new IllegalStateException("partition " + partition + " of producer " + producer + " was "
-                            + "released before its consumers confirmed reading it; " + unconfirmed());
-                }
-                wait(POLL_MILLIS);
-            }
-        }
-    }
-
-    private boolean confirmedAll(int producer) {
-        assert Thread.holdsLock(this);
-        for (int c = 0; c < consumers; c++) {
-            if (!confirmed[producer * consumers + c]) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** @return whether every consumer confirmed every producer's stream */
@@ -107,7 +67,10 @@ final class ReadConfirmations {
         return bytes;
     }
 
-    /** @return the streams not confirmed yet, as "producer p -> consumer c", at most a few of them */
+    /**
+     * @return the subpartitions not confirmed yet, e.g. {@code "2 of 4 subpartitions were not confirmed read to their
+     *     end (producer 1 subpartition 0, producer 1 subpartition 1)"}, naming at most a few of them
+     */
     synchronized String unconfirmed() {
         List<String> missing = new ArrayList<>();
         int total = 0;
@@ -115,11 +78,11 @@ final class ReadConfirmations {
             if (!confirmed[at]) {
                 total++;
                 if (missing.size() < MISSING_NAMED) {
-                    missing.add("producer " + at / consumers + " -> consumer " + at % consumers);
+                    missing.add("producer " + at / consumers + " subpartition " + at % consumers);
                 }
             }
         }
-        return total + " of " + confirmed.length + " streams not confirmed (" + String.join(", ", missing)
-                + (total > missing.size() ? ", ..." : "") + ")";
+        return total + " of " + confirmed.length + " subpartitions were not confirmed read to their end ("
+                + String.join(", ", missing) + (total > missing.size() ? ", ..." : "") + ")";
     }
 }

@@ -23,13 +23,14 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * {@code serve}: one producer environment whose partitions another process reads. Prints the
- * consume line on stdout as soon as the partitions are registered, produces, and waits until the
- * consumer has confirmed every stream it verified ({@link ReadConfirmations}). The run passes only when every
- * stream was confirmed, and its figures count only what was confirmed. Used by the main thread.
+ * consume line on stdout as soon as the partitions are registered, produces, and waits until every
+ * subpartition was read to its end or lost its reader. The run passes only when the consumers confirmed every
+ * subpartition they read to its end ({@link ReadConfirmations}), and its figures count only what they confirmed.
+ * Used by the main thread.
  */
 public final class ServeRun {
 
-    /** How often to look whether the consumer has read everything. */
+    /** How often to look whether every partition has left the environment. */
     private static final long CONSUMED_POLL_MILLIS = 20;
 
     private final BenchOptions options;
@@ -56,13 +57,12 @@ public final class ServeRun {
             ShuffleEnvironment environment = shuffle.environments().get(0);
             RunShuffle.Partitions partitions = shuffle.produce(options.producers(), options.consumers(),
                     PartitionType.PIPELINED_BOUNDED, p -> environment);
-            ReadConfirmations confirmations = new ReadConfirmations(environment, partitions, options.consumers());
+            ReadConfirmations confirmations = new ReadConfirmations(partitions, options.consumers());
             printTicket(environment.dataAddress(), id, partitions.ids(), config);
-            ProducerSide producerSide = new ProducerSide(partitions.writers(), options.workload(),
-                    confirmations::awaitConsumersOf);
+            ProducerSide producerSide = new ProducerSide(partitions.writers(), options.workload(), true);
             MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, shuffle.environments(),
                     producerSide.tasks(), producerSide::bytes,
-                    deadline -> awaitConfirmed(environment, confirmations, deadline));
+                    deadline -> awaitReleased(environment, confirmations, producerSide, deadline));
             return summary(confirmations.bytes(), confirmations.records(), outcome);
         } catch (Exception e) {
             return summary(0, 0, MeasuredRun.Outcome.failed(e));
@@ -84,22 +84,31 @@ public final class ServeRun {
     }
 
     /**
-     * Waits until every partition has left the environment. A producer finishes only once its consumers confirmed
-     * its streams, so a partition that left without them was released by a consumer that died, was cut off (a
-     * stopped process is cut off by the heartbeat timeout) or failed its check.
+     * Waits until every partition has left the environment, then checks the confirmations. A partition leaves once
+     * it is finished and each of its subpartitions was read to its end or lost its reader: a consumer that died, was
+     * cut off (a stopped process, by {@code shuffle.netty.heartbeat-timeout}), or failed (its check, or a refusal of
+     * one of its requests) releases the subpartitions it read. Only a confirmation tells the two apart, and each one
+     * arrives before its subpartition's end is sent; so once every partition has left, none is still to come.
      */
-    private Throwable awaitConfirmed(ShuffleEnvironment environment, ReadConfirmations confirmations,
-                                     long deadlineNanos) throws InterruptedException {
+    private Throwable awaitReleased(ShuffleEnvironment environment, ReadConfirmations confirmations,
+                                    ProducerSide producers, long deadlineNanos) throws InterruptedException {
         while (!environment.partitionsOccupyingLocalResources().isEmpty()) {
             if (System.nanoTime() - deadlineNanos >= 0) {
                 return new TimeoutException(environment.partitionsOccupyingLocalResources().size()
-                        + " partitions not read and confirmed within --timeout " + options.timeout().toSeconds()
-                        + " s; " + confirmations.unconfirmed());
+                        + " partitions still read or waiting for a consumer at --timeout "
+                        + options.timeout().toSeconds() + " s; " + confirmations.unconfirmed() + "; "
+                        + consumed(confirmations, producers));
             }
             TimeUnit.MILLISECONDS.sleep(CONSUMED_POLL_MILLIS);
         }
-        return confirmations.complete() ? null : new IllegalStateException("the consumers went away before "
-                + "confirming every stream; " + confirmations.unconfirmed());
+        return confirmations.complete() ? null : new IllegalStateException(confirmations.unconfirmed() + ": their "
+                + "consumers died, were cut off (shuffle.netty.heartbeat-timeout) or failed; "
+                + consumed(confirmations, producers));
+    }
+
+    private static String consumed(ReadConfirmations confirmations, ProducerSide producers) {
+        return "the consumers confirmed " + confirmations.records() + " records (" + confirmations.bytes()
+                + " bytes) of the " + producers.records() + " records (" + producers.bytes() + " bytes) produced";
     }
 
     private RunSummary summary(long bytes, long records, MeasuredRun.Outcome outcome) {

@@ -55,7 +55,7 @@ class ProducerTaskAbortTest {
                     .get(0);
             writer.setup();
             Workload hour = new Workload(RecordSizes.uniform(64, 512), 0, Duration.ofHours(1), 7, null);
-            ProducerTask producer = new ProducerTask(0, writer, hour, 1, ProducerTask.BeforeFinish.NONE);
+            ProducerTask producer = new ProducerTask(0, writer, hour, 1);
             CompletableFuture<Void> run = CompletableFuture.runAsync(() -> {
                 try {
                     producer.run();
