@@ -1,5 +1,6 @@
 package io.sluice.bench.run;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,10 +20,14 @@ final class ReadConfirmations {
     private static final int MISSING_NAMED = 8;
 
     private final int consumers;
-    private final boolean[] confirmed; // guarded by this; index p * consumers + c
-    private long records; // guarded by this
-    private long bytes; // guarded by this
-    private int count; // guarded by this
+    @GuardedBy("this")
+    private final boolean[] confirmed; // index p * consumers + c
+    @GuardedBy("this")
+    private long records;
+    @GuardedBy("this")
+    private long bytes;
+    @GuardedBy("this")
+    private int count;
 
     /**
      * Listens to every writer's task events from now on.
