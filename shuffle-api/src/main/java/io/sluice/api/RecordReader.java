@@ -106,7 +106,8 @@ public final class RecordReader implements AutoCloseable {
      *
      * @return the next record or event, or null once every channel of the gate has ended
      * @throws IOException when the gate fails, or a channel's stream ends inside a record or is corrupt,
-     *     or (a {@link ShuffleException}) when close() ends a wait for data
+     *     or (a {@link ShuffleException}) when close() ends a wait for data; an unchecked failure of the gate
+     *     arrives as a {@link ShuffleException} carrying it
      * @throws InterruptedException when the thread is interrupted while waiting
      * @throws IllegalStateException after {@link #close()}, or when another thread is waiting inside next()
      */
@@ -211,9 +212,8 @@ public final class RecordReader implements AutoCloseable {
             Optional<BufferOrEvent> next = awaitNext(thread);
             if (next.isEmpty()) {
                 if (closing) {
-                    recycleAllAndClose();
                     // Not the end of the data: reporting null would tell the caller it read everything.
-                    throw new ShuffleException("RecordReader was closed while next() was waiting");
+                    throw closedWhileWaiting(null);
                 }
                 finished = true;
                 failOnPartialRecord();
@@ -228,14 +228,37 @@ public final class RecordReader implements AutoCloseable {
         }
     }
 
-    /** The gate's next buffer or event, with {@link #waiter} set while the call may block (once per buffer). */
+    /**
+     * The gate's next buffer or event, with {@link #waiter} set while the call may block (once per buffer). What the
+     * gate throws reaches the caller as the API's exceptions: a failure while {@link #close()} closes the gate as
+     * the close, an unchecked one (a gate's bug) as a {@link ShuffleException} carrying it.
+     */
     private Optional<BufferOrEvent> awaitNext(Thread thread) throws IOException, InterruptedException {
         waiter = thread;
         try {
             return gate.getNext();
+        } catch (IOException | RuntimeException e) {
+            if (closing) {
+                throw closedWhileWaiting(e);
+            }
+            if (e instanceof IOException) {
+                throw (IOException) e;
+            }
+            throw new ShuffleException("the input gate failed: " + e, e);
         } finally {
             waiter = null;
         }
+    }
+
+    /**
+     * A close() from another thread ended the wait for data: recycles what the reader holds (the consumer's thread
+     * owns it) and returns the exception for next() to throw.
+     *
+     * @param cause what the closed gate threw, or null when it just returned
+     */
+    private ShuffleException closedWhileWaiting(Exception cause) {
+        recycleAllAndClose();
+        return new ShuffleException("RecordReader was closed while next() was waiting", cause);
     }
 
     /**
@@ -292,11 +315,11 @@ public final class RecordReader implements AutoCloseable {
         }
     }
 
-    private void startReading(BufferOrEvent buffer) {
+    private void startReading(BufferOrEvent buffer) throws ShuffleException {
         int channel = buffer.channelIndex();
         if (channel < 0 || channel >= deserializers.length) {
             buffer.recycle();
-            throw new IllegalStateException("Gate handed out a buffer of channel " + channel
+            throw new ShuffleException("Gate handed out a buffer of channel " + channel
                     + ", but it has " + deserializers.length + " channels");
         }
         current = buffer;

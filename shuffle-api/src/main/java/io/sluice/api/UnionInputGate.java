@@ -109,18 +109,27 @@ public final class UnionInputGate implements InputGate {
 
     /**
      * Sets up every gate. When one fails, every gate is closed (so nothing stays reserved) and the
-     * failure is thrown.
+     * failure is thrown (an unchecked one as a {@link ShuffleException} carrying it).
      */
     @Override
     public void setup() throws IOException {
-        for (InputGate gate : gates) {
+        for (int i = 0; i < gates.size(); i++) {
             try {
-                gate.setup();
-            } catch (IOException | RuntimeException e) {
+                gates.get(i).setup();
+            } catch (IOException e) {
                 closeAll(e);
                 throw e;
+            } catch (RuntimeException e) {
+                ShuffleException failure = failureOf(i, "cannot be set up", e);
+                closeAll(failure);
+                throw failure;
             }
         }
+    }
+
+    /** The API's exception for an unchecked failure of gate {@code index} (a bug of that gate), carrying it. */
+    private static ShuffleException failureOf(int index, String what, RuntimeException cause) {
+        return new ShuffleException("gate " + index + " of the union " + what + ": " + cause, cause);
     }
 
     /**
@@ -159,10 +168,13 @@ public final class UnionInputGate implements InputGate {
             InputGate gate = gates.get(index);
             try {
                 next = gate.pollNext();
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
                 // Keep a failed gate queued: every later read reports the failure too, none hangs.
                 gateReady(index);
                 throw e;
+            } catch (RuntimeException e) {
+                gateReady(index);
+                throw failureOf(index, "failed", e);
             }
             if (next.isPresent()) {
                 // It may have more: back to the tail, behind the gates that waited.
@@ -195,7 +207,11 @@ public final class UnionInputGate implements InputGate {
             InputGate gate = gates.get(index);
             Optional<BufferOrEvent> next = Optional.empty();
             if (gate.priorityEventWakeUpFuture().isDone()) {
-                next = gate.pollNext();
+                try {
+                    next = gate.pollNext();
+                } catch (RuntimeException e) {
+                    throw failureOf(index, "failed", e);
+                }
             }
             CompletableFuture<?> pending = gate.priorityEventWakeUpFuture();
             if (!pending.isDone() || next.isEmpty()) {
@@ -407,15 +423,22 @@ public final class UnionInputGate implements InputGate {
     @Override
     public void sendTaskEvent(ByteBuffer event) throws IOException {
         IOException failure = null;
-        for (InputGate gate : gates) {
+        for (int i = 0; i < gates.size(); i++) {
+            IOException e = null;
             try {
-                gate.sendTaskEvent(event.duplicate());
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
+                gates.get(i).sendTaskEvent(event.duplicate());
+            } catch (IOException checked) {
+                e = checked;
+            } catch (RuntimeException unchecked) {
+                e = failureOf(i, "cannot send a task event", unchecked);
+            }
+            if (e == null) {
+                continue;
+            }
+            if (failure == null) {
+                failure = e;
+            } else {
+                failure.addSuppressed(e);
             }
         }
         if (failure != null) {
@@ -427,14 +450,22 @@ public final class UnionInputGate implements InputGate {
     @Override
     public void sendTaskEvent(int channelIndex, ByteBuffer event) throws IOException {
         int gate = gateOf(channelIndex);
-        gates.get(gate).sendTaskEvent(channelIndex - channelOffsets[gate], event);
+        try {
+            gates.get(gate).sendTaskEvent(channelIndex - channelOffsets[gate], event);
+        } catch (RuntimeException e) {
+            throw failureOf(gate, "cannot send a task event", e);
+        }
     }
 
     /** Resumes the union's channel {@code channelIndex} on the gate that owns it. */
     @Override
     public void resumeConsumption(int channelIndex) throws IOException {
         int gate = gateOf(channelIndex);
-        gates.get(gate).resumeConsumption(channelIndex - channelOffsets[gate]);
+        try {
+            gates.get(gate).resumeConsumption(channelIndex - channelOffsets[gate]);
+        } catch (RuntimeException e) {
+            throw failureOf(gate, "cannot resume consumption", e);
+        }
     }
 
     /**

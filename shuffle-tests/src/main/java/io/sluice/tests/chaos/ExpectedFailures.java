@@ -16,8 +16,7 @@ import java.util.Set;
  *   <li>a producer failed: {@link ProducerFailedException}, or {@link PartitionNotFoundException} when the
  *       consumer asked after the release;</li>
  *   <li>a producer's environment closed: those, or {@link TransportException} (its server went away);</li>
- *   <li>the consumer's own gate or environment closed: {@link IllegalStateException} (a closed gate's
- *       {@code getNext}) or a {@link ShuffleException};</li>
+ *   <li>the consumer's own gate or environment closed: a {@link ShuffleException};</li>
  *   <li>the producer's own environment closed: a {@link ShuffleException} from the writer.</li>
  * </ul>
  * Stateless apart from its inputs; any thread.
@@ -83,7 +82,7 @@ final class ExpectedFailures {
     }
 
     private static boolean closedGateError(Throwable error) {
-        return error instanceof IllegalStateException || error instanceof ShuffleException;
+        return error instanceof ShuffleException;
     }
 
     private int environmentOf(Fault fault) {
