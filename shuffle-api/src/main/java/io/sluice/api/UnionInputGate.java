@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * Several gates read as one. Channels are numbered gate by gate: gate 0's channels first, then
@@ -18,10 +19,11 @@ import java.util.function.Function;
  * <p>Only the gates that may have something are polled, in turn: a gate whose poll came back empty is not polled
  * again until its {@link InputGate#wakeUpFuture()} completes, which queues it (once) on the union's queue of
  * gates to poll; a gate that handed something out goes to the tail of that queue, so a busy gate cannot starve the
- * others. So a buffer costs the same with 1,000 gates as with one: no pass over every gate per buffer or per wait
- * (the union used to poll every gate, and look at every gate's priority future, for each buffer). A gate's
- * priority events come first, whatever the turn: its {@link InputGate#priorityEventWakeUpFuture()} queues it on a
- * second queue that {@link #pollNext()} serves first. {@link #getNext()} blocks on the union's own
+ * others. So a buffer costs the same with 1,000 gates as with one: no pass over every gate (nor over their priority
+ * futures) per buffer or per wait; the JMH benchmark {@code ManyChannelsBenchmark.records} ({@code -p shape=1x1000})
+ * reads a union of 1,000 gates. A gate's priority events come first, whatever the turn: its
+ * {@link InputGate#priorityEventWakeUpFuture()} queues it on a second queue that {@link #pollNext()} serves first.
+ * {@link #getNext()} blocks on the union's own
  * {@link #wakeUpFuture()}, completed by the thread that queues the first gate (the thread that completed that
  * gate's wake-up future: the consumer wakes without the hop through the notification thread).
  *
@@ -422,27 +424,20 @@ public final class UnionInputGate implements InputGate {
      */
     @Override
     public void sendTaskEvent(ByteBuffer event) throws IOException {
-        IOException failure = null;
-        for (int i = 0; i < gates.size(); i++) {
-            IOException e = null;
-            try {
-                gates.get(i).sendTaskEvent(event.duplicate());
-            } catch (IOException checked) {
-                e = checked;
-            } catch (RuntimeException unchecked) {
-                e = failureOf(i, "cannot send a task event", unchecked);
-            }
-            if (e == null) {
-                continue;
-            }
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
-        }
-        if (failure != null) {
-            throw failure;
+        EveryOne.apply(gateIndices(), IOException.class, null, i -> sendTaskEventTo(i, event.duplicate()));
+    }
+
+    /** The numbers of the union's gates, 0 to gates.size() - 1, for {@link EveryOne}. */
+    private Iterable<Integer> gateIndices() {
+        return () -> IntStream.range(0, gates.size()).iterator();
+    }
+
+    /** Sends {@code event} to gate {@code index}; an unchecked failure of the gate as the API's exception. */
+    private void sendTaskEventTo(int index, ByteBuffer event) throws IOException {
+        try {
+            gates.get(index).sendTaskEvent(event);
+        } catch (RuntimeException e) {
+            throw failureOf(index, "cannot send a task event", e);
         }
     }
 
@@ -504,22 +499,6 @@ public final class UnionInputGate implements InputGate {
 
     /** Closes every gate; the failures of close are added to {@code primary}, or thrown when it is null. */
     private void closeAll(Throwable primary) {
-        RuntimeException failure = null;
-        for (InputGate gate : gates) {
-            try {
-                gate.close();
-            } catch (RuntimeException e) {
-                if (primary != null) {
-                    primary.addSuppressed(e);
-                } else if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        EveryOne.apply(gates, RuntimeException.class, primary, InputGate::close);
     }
 }

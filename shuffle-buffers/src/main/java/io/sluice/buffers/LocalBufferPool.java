@@ -250,8 +250,7 @@ public final class LocalBufferPool implements BufferRecycler {
     public CompletableFuture<?> getAvailableFuture() {
         // No lock: the field is only replaced under it, and a reader that takes the lock sees no fresher state than
         // the volatile read does (the answer may change the moment the lock is released either way). Flink's task
-        // asks before every record, so the lock cost a CAS pair per record (7% of a producer's samples in a keyed
-        // Flink job's profile).
+        // asks before every record, so a lock here would cost a CAS pair per record.
         return availableFuture;
     }
 

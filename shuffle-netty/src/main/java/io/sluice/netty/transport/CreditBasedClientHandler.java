@@ -275,9 +275,13 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         notifyChannelsOfThisRead();
         if (!channels.isEmpty()) {
+            boolean nothingReceived = ConnectionTraffic.of(ctx.channel()).bytesRead() == 0;
             failAllChannels(new TransportException("connection to producer " + connectionId.producerId().value()
-                    + " at " + remoteAddress() + " was closed (connection " + connectionId.connectionIndex()
-                    + "); the producer environment closed or died", remoteAddress()));
+                    + " at " + remoteAddress() + " was closed" + (nothingReceived
+                            ? " before the producer sent anything" : "") + " (connection "
+                    + connectionId.connectionIndex() + "); " + (nothingReceived
+                            ? TlsMismatch.closedBeforeAnything(ctx.channel()) : "the producer environment closed or died"),
+                    remoteAddress()));
         }
         super.channelInactive(ctx);
     }

@@ -24,6 +24,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One reader of one subpartition of a finished {@link SortMergeResultPartition}: the environment's
@@ -42,6 +43,10 @@ import java.util.List;
  *
  * <p>Ownership: queued buffers belong to this view until {@link #getNextBuffer()} hands one over (the taker recycles
  * it, which returns its segment to the read budget); buffers still queued at release are recycled here.
+ *
+ * <p>Fair share: the view counts the read segments it holds, queued or taken and not yet recycled, and reads only
+ * while that is below the share the scheduler gives it. Read-ahead its consumer has not taken can be given back
+ * ({@link #giveBack}): taken off the tail of the queue and read again later, from the file positions queued with it.
  */
 final class SortMergeSubpartitionView implements ResultSubpartitionView {
 
@@ -93,6 +98,9 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     /** {@link Buffer}s and {@link Span}s, in stream order. */
     @GuardedBy("lock")
     private final ArrayDeque<Object> queue = new ArrayDeque<>();
+    /** Where each queued entry's stored buffer starts in the data file (its header), in the queue's order. */
+    @GuardedBy("lock")
+    private final PositionQueue queuedPositions = new PositionQueue();
     @GuardedBy("lock")
     private State state = State.READING;
     @GuardedBy("lock")
@@ -102,6 +110,17 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private boolean handlesClosed;
     /** Data buffers in the queue; read without the lock by the scheduler as an estimate. */
     private volatile int queuedDataBuffers; // written under lock
+    /** Data buffers in the queue that hold read segments (not file spans); written under lock. */
+    private volatile int queuedReadBuffers;
+    /**
+     * Parked: read-ahead was given back while its consumer took nothing, and {@link #REREAD} is queued; nothing is
+     * read until the consumer reaches it. Written under lock.
+     */
+    private volatile boolean parked;
+    /** When the consumer last took something, or the queue last became non-empty: how stale the read-ahead is. */
+    private volatile long lastActivityNanos = System.nanoTime();
+    /** The I/O thread stopped reading at its share: a recycled segment of this view wakes it. */
+    private volatile boolean stoppedAtShare;
     /** The end-of-partition event was queued: nothing more to read. */
     private volatile boolean endQueued; // written by the I/O thread
     private volatile boolean released; // mirrors state == RELEASED for lock-free checks
@@ -115,6 +134,18 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     /** A data buffer left in the file. */
     private record Span(long position, int length) {
     }
+
+    /**
+     * Stands in the queue for read-ahead given back to the budget while the view was parked: the consumer that
+     * reaches it asks for the data again (the view's only sign that a consumer waits for it).
+     */
+    private static final Object REREAD = new Object();
+    /** The queued position of what has no place in the file: the end of partition and {@link #REREAD}. */
+    private static final long NO_POSITION = -1;
+    /** Read segments held: queued, or taken by the consumer and not yet recycled. Any thread. */
+    private final AtomicInteger heldSegments = new AtomicInteger();
+    /** Returns a read segment of this view to the budget. */
+    private final BufferRecycler readSegmentRecycler = this::recycleReadSegment;
 
     /**
      * Opens the partition's files for this reader.
@@ -181,29 +212,83 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         return position;
     }
 
-    /** Whether the scheduler should read for this view: still reading, not at the end. Lock-free estimate. */
+    /** Whether the scheduler should read for this view: still reading, not at the end, not parked. Lock-free. */
     boolean wantsData() {
-        return !released && !endQueued;
+        return !released && !endQueued && !parked;
+    }
+
+    /** Read segments this view holds (queued, or with its consumer). */
+    int heldSegments() {
+        return heldSegments.get();
+    }
+
+    /** Queued buffers that hold read segments: what {@link #giveBack} could return now. Lock-free estimate. */
+    int queuedReadBuffers() {
+        return queuedReadBuffers;
+    }
+
+    /** See {@link #lastActivityNanos}. */
+    long lastActivityNanos() {
+        return lastActivityNanos;
     }
 
     /**
-     * Reads buffers until this view holds {@code share} data buffers, the read budget is used up, or the
-     * subpartition ends.
+     * Whether a recycled segment that leaves this view holding {@code held} should wake the scheduler: it stopped
+     * at its share and is below it now. Clears the flag when it answers yes. Under the scheduler's lock.
      */
-    void readSome(BlockingReadScheduler budget, int share) {
+    boolean wakeOnRecycle(int held) {
+        if (stoppedAtShare && held < lastShare) {
+            stoppedAtShare = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** A read segment of the budget, for this view: counted against its share. I/O thread. */
+    BufferRecycler takeReadSegment() {
+        heldSegments.incrementAndGet();
+        return readSegmentRecycler;
+    }
+
+    private void recycleReadSegment(MemorySegment segment) {
+        scheduler.recycle(segment, this, heldSegments.decrementAndGet());
+    }
+
+    /**
+     * Whether this view may take another read segment: it holds fewer than {@code share}. When it may not, it says
+     * it stopped at its share first and checks again, so that a segment recycled meanwhile is not missed (the
+     * recycler decrements, then checks the flag).
+     */
+    private boolean belowShare(int share) {
+        if (heldSegments.get() < share) {
+            return true;
+        }
+        stoppedAtShare = true;
+        if (heldSegments.get() < share) {
+            stoppedAtShare = false;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Reads buffers until this view holds {@code share} data buffers or read segments, the read budget is used up,
+     * or the subpartition ends.
+     *
+     * @return true when it stopped because the budget had no free segment while it held less than its share
+     */
+    boolean readSome(BlockingReadScheduler budget, int share) {
         try {
             if (!sized) {
                 sumIndex();
             }
             lastShare = share;
-            while (!released && !endQueued && queuedDataBuffers < share) {
+            while (!released && !endQueued && !parked && queuedDataBuffers < share && belowShare(share)) {
                 if (remainingInRegion == 0) {
                     if (nextRegion == partition.regions()) {
                         endQueued = true;
-                        // Nothing more to read: leave the budget's share to the others.
-                        budget.unregister(this);
-                        enqueue(EventSerializer.endOfPartition());
-                        return;
+                        enqueue(EventSerializer.endOfPartition(), NO_POSITION);
+                        return false;
                     }
                     readIndexEntry(nextRegion++);
                     continue;
@@ -233,28 +318,30 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                 } else if (!compressed) {
                     if (!readRun(budget, share, payloadPosition, length)) {
                         // The budget is used up: a recycled buffer wakes the scheduler again.
-                        return;
+                        return true;
                     }
                     continue;
                 } else {
-                    Buffer buffer = budget.requestBuffer();
+                    Buffer buffer = budget.requestBuffer(this);
                     if (buffer == null) {
                         // The budget is used up: a recycled buffer wakes the scheduler again.
-                        return;
+                        return true;
                     }
                     try {
                         buffer.setSize(readCompressed(budget, buffer, payloadPosition, length));
-                    } catch (IOException | RuntimeException e) {
+                    } catch (Throwable e) {
                         buffer.recycleBuffer();
                         throw e;
                     }
                     entry = buffer;
                 }
+                long stored = position;
                 position = payloadPosition + length;
                 remainingInRegion -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
                 unreadBytes -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
-                enqueue(entry);
+                enqueue(entry, stored);
             }
+            return false;
         } catch (ClosedChannelException e) {
             if (!released) {
                 fail(new ShuffleException("the files of blocking partition " + partition.partitionId()
@@ -266,6 +353,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                         + partition.partitionId() + " from " + partition.dataPath() + ": " + e.getMessage(), e));
             }
         }
+        return false;
     }
 
     /** Reads and decompresses the compressed stored buffer of {@code length} bytes at {@code at} into {@code buffer}. */
@@ -304,7 +392,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     + " exceeds the segment size " + capacity + "; was it written with another segment size?");
         }
         int hdr = PartitionFiles.BUFFER_HEADER_BYTES;
-        int wanted = Math.max(1, Math.min(MAX_RUN_BUFFERS, share - queuedDataBuffers));
+        int wanted = Math.max(1, Math.min(MAX_RUN_BUFFERS, share - Math.max(queuedDataBuffers, heldSegments.get())));
         runLengths[0] = firstLength;
         long left = remainingInRegion - hdr - firstLength;
         int planned = 1;
@@ -314,19 +402,20 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             left -= hdr + guess;
         }
         int buffers = 0;
-        while (buffers < planned) {
-            Buffer buffer = budget.requestBuffer();
-            if (buffer == null) {
-                break;
-            }
-            runBuffers[buffers++] = buffer;
-        }
-        if (buffers == 0) {
-            return false;
-        }
         try {
+            while (buffers < planned) {
+                Buffer buffer = budget.requestBuffer(this);
+                if (buffer == null) {
+                    break;
+                }
+                runBuffers[buffers++] = buffer;
+            }
+            if (buffers == 0) {
+                return false;
+            }
             readRunFully(payloadPosition, buffers);
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
+            // An Error too (direct memory, say): the segments go back to the budget before the reader fails.
             recycleRun(0, buffers);
             throw e;
         }
@@ -341,11 +430,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             runBuffers[i] = null;
             buffer.setSize(runLengths[i]);
             long stored = hdr + (long) runLengths[i];
+            long storedAt = at - hdr;
             at += stored;
             remainingInRegion -= stored;
             unreadBytes -= stored;
             buffersReadInRuns++;
-            enqueue(buffer);
+            enqueue(buffer, storedAt);
         }
         // The payload of the next buffer starts after its header.
         position = at - hdr;
@@ -429,12 +519,94 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     }
 
     private void readIndexEntry(int region) throws IOException {
+        loadIndexEntry(region);
+        position = indexEntry.getLong(0);
+        remainingInRegion = indexEntry.getLong(Long.BYTES);
+    }
+
+    /** Reads this subpartition's index entry of {@code region} into {@code indexEntry}: its start, then its length. */
+    private void loadIndexEntry(int region) throws IOException {
         indexEntry.clear();
         readFully(index, indexEntry, PartitionFiles.indexEntryPosition(region, partition.numberOfSubpartitions(),
                 subpartition));
         indexEntry.flip();
-        position = indexEntry.getLong();
-        remainingInRegion = indexEntry.getLong();
+    }
+
+    /**
+     * Gives up to {@code segments} read segments of queued read-ahead back to the budget, the latest first, and
+     * rewinds so that what went back is read again later; with {@code park}, queues {@link #REREAD} and reads
+     * nothing more until the consumer reaches it. A failure to go back fails this view, not the caller. I/O thread.
+     *
+     * @return the read segments given back
+     */
+    int giveBack(int segments, boolean park) {
+        List<Buffer> back = new ArrayList<>();
+        long rewindTo = NO_POSITION;
+        int taken = 0;
+        synchronized (lock) {
+            if (state == State.RELEASED) {
+                return 0;
+            }
+            while (taken < segments && queuedReadBuffers > 0) {
+                Object entry = queue.pollLast();
+                rewindTo = queuedPositions.removeLast();
+                if (isData(entry)) {
+                    queuedDataBuffers--;
+                }
+                if (entry instanceof Buffer buffer) {
+                    if (buffer.isBuffer()) {
+                        queuedReadBuffers--;
+                        taken++;
+                    }
+                    back.add(buffer);
+                }
+            }
+            if (taken == 0) {
+                return 0;
+            }
+            if (park) {
+                parked = true;
+                queue.add(REREAD);
+                queuedPositions.addLast(NO_POSITION);
+            }
+        }
+        recycleAll(back);
+        try {
+            rewind(rewindTo);
+        } catch (IOException e) {
+            if (!released) {
+                fail(new ShuffleException("cannot go back to offset " + rewindTo + " of " + partition.dataPath()
+                        + " to read subpartition " + subpartition + " of blocking partition "
+                        + partition.partitionId() + " again: " + e.getMessage(), e));
+            }
+        }
+        return taken;
+    }
+
+    /**
+     * Goes back to the stored buffer whose header is at {@code headerPosition}, in the current region or an earlier
+     * one: the next read starts there. I/O thread.
+     */
+    private void rewind(long headerPosition) throws IOException {
+        long skipped = 0;
+        for (int region = nextRegion - 1; region >= 0; region--) {
+            loadIndexEntry(region);
+            long start = indexEntry.getLong(0);
+            long length = indexEntry.getLong(Long.BYTES);
+            if (start <= headerPosition && headerPosition < start + length) {
+                long remaining = start + length - headerPosition;
+                unreadBytes += remaining + skipped - remainingInRegion;
+                nextRegion = region + 1;
+                position = headerPosition;
+                remainingInRegion = remaining;
+                headerPrefetched = false;
+                endQueued = false;
+                return;
+            }
+            skipped += length;
+        }
+        throw new IOException("read-ahead given back at offset " + headerPosition + " of " + partition.dataPath()
+                + " lies in no region of subpartition " + subpartition + " read so far");
     }
 
     private static void readFully(FileChannel channel, ByteBuffer target, long at) throws IOException {
@@ -448,8 +620,11 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         }
     }
 
-    /** Queues a Buffer or a Span; a buffer that arrives after the release is recycled. */
-    private void enqueue(Object entry) {
+    /**
+     * Queues a Buffer or a Span stored at {@code storedAt} (its header; {@link #NO_POSITION} for the end of
+     * partition); a buffer that arrives after the release is recycled.
+     */
+    private void enqueue(Object entry, long storedAt) {
         if (BufferTrace.ENABLED && entry instanceof Buffer read && read.isBuffer()) {
             // For a stored partition the read from disk is the commit: the buffer becomes readable here.
             BufferTrace.record(BufferTrace.Hop.COMMIT, 0, -1, read.getMemorySegment());
@@ -461,8 +636,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             } else {
                 notify = queue.isEmpty();
                 queue.add(entry);
+                queuedPositions.addLast(storedAt);
                 if (isData(entry)) {
                     queuedDataBuffers++;
+                    if (entry instanceof Buffer) {
+                        queuedReadBuffers++;
+                    }
                 }
                 entry = null;
             }
@@ -475,6 +654,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             return;
         }
         if (notify) {
+            lastActivityNanos = System.nanoTime();
             listener.notifyDataAvailable();
         }
     }
@@ -510,19 +690,38 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             if (state == State.RELEASED) {
                 return null;
             }
-            if (!(queue.peek() instanceof Buffer head)) {
+            Object first = queue.peek();
+            if (first == REREAD) {
+                // The consumer got to read-ahead that went back: read it again (the queue is empty now, so the
+                // first buffer read notifies the consumer).
+                queue.poll();
+                queuedPositions.removeFirst();
+                parked = false;
+                buffer = null;
+                more = false;
+                nextIsEvent = false;
+                backlog = 0;
+            } else if (first instanceof Buffer head) {
+                buffer = head;
+                queue.poll();
+                queuedPositions.removeFirst();
+                if (buffer.isBuffer()) {
+                    queuedDataBuffers--;
+                    queuedReadBuffers--;
+                }
+                Object next = queue.peek();
+                more = next != null;
+                nextIsEvent = isEvent(next);
+                backlog = estimatedBacklog();
+            } else {
                 // Empty, or a file span next: the sender takes that with pollFileSpan(int).
                 return null;
             }
-            buffer = head;
-            queue.poll();
-            if (buffer.isBuffer()) {
-                queuedDataBuffers--;
-            }
-            Object next = queue.peek();
-            more = next != null;
-            nextIsEvent = isEvent(next);
-            backlog = estimatedBacklog();
+        }
+        lastActivityNanos = System.nanoTime();
+        if (buffer == null) {
+            scheduler.wakeUp();
+            return null;
         }
         wakeSchedulerIfLow();
         return new BufferAndBacklog(buffer, more, backlog, nextIsEvent, false, sequenceNumber++);
@@ -546,6 +745,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                 return null;
             }
             queue.poll();
+            queuedPositions.removeFirst();
             int buffers = 1;
             long dataBytes = first.length();
             long end = first.position() + first.length();
@@ -553,6 +753,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             while (buffers < maxBuffers && queue.peek() instanceof Span next
                     && next.position() == end + PartitionFiles.BUFFER_HEADER_BYTES) {
                 queue.poll();
+                queuedPositions.removeFirst();
                 buffers++;
                 dataBytes += next.length();
                 end = next.position() + next.length();
@@ -565,6 +766,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     estimatedBacklog(), isEvent(after), sequenceNumber);
             sequenceNumber += buffers;
         }
+        lastActivityNanos = System.nanoTime();
         wakeSchedulerIfLow();
         return span;
     }
@@ -659,7 +861,9 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             }
         }
         queue.clear();
+        queuedPositions.clear();
         queuedDataBuffers = 0;
+        queuedReadBuffers = 0;
         return dropped;
     }
 
