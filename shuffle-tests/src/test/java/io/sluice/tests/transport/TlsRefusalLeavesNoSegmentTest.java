@@ -10,7 +10,6 @@ import io.sluice.api.ShuffleOptions;
 import io.sluice.api.TransportException;
 import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
-import io.sluice.tests.support.MemoryConfig;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
 import io.sluice.tests.support.RecordTraffic;
@@ -21,30 +20,31 @@ import io.sluice.tests.support.Transport;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A consumer refused at TLS (no TLS at all, or a certificate another CA signed) asked for a partition whose writer
- * holds flushed, unfinished data; a good consumer then reads another partition of the same producer environment;
- * the writers are closed on their own thread and every partition released. Every segment of the producer's
- * environment comes back (docs/behaviours.md H-1; docs/contract.md section 9, TLS at run time).
+ * A TLS producer's writer emits 100 records of 100 bytes into one subpartition and flushes, never finishing, on a
+ * producer thread of its own; a consumer refused at TLS (no TLS at all, or a certificate another CA signed) asks for
+ * that partition; a good consumer then reads another partition of the same producer environment; the writer is
+ * closed by another thread, its producer thread ends, and every partition is released. Every segment of the
+ * producer's environment (the default memory: 2,048 segments) comes back, the partial buffer the producer was
+ * filling included (docs/contract.md section 9: a writer closed from another thread; TLS at run time).
  */
 class TlsRefusalLeavesNoSegmentTest {
 
-    /** The default segment size: 100 records of 100 bytes fill part of one buffer. */
-    private static final int SEGMENT = 32 * 1024;
-    private static final ShuffleConfig CONFIG = MemoryConfig.of(256, SEGMENT)
+    private static final ShuffleConfig CONFIG = ShuffleConfig.empty()
             .with(ShuffleOptions.SSL_HANDSHAKE_TIMEOUT, Duration.ofSeconds(1));
     private static final Duration REFUSED_WITHIN = Duration.ofSeconds(10);
     private static final RecordSizes SIZES = RecordSizes.fixed(100);
+    private static final long RECORDS = 100;
     private static final long SEED = 0x11L;
 
     @ParameterizedTest(name = "refused consumer: {0}")
     @ValueSource(strings = {"without TLS", "foreign CA"})
-    void consumerRefusedAtTls_leavesNoSegmentOfTheProducerBehind(String refused) throws Exception {
+    void consumerRefusedAtTls_thenWriterClosedByAnotherThread_leavesNoSegmentOfTheProducerBehind(String refused)
+            throws Exception {
         ShuffleConfig trusted = TestPkis.cluster().configure(Transport.NIO.configure(CONFIG), "jdk");
         ShuffleConfig refusedConfig = refused.equals("without TLS") ? Transport.NIO.configure(CONFIG)
                 : TestPkis.foreign().configure(Transport.NIO.configure(CONFIG), "jdk");
@@ -52,28 +52,22 @@ class TlsRefusalLeavesNoSegmentTest {
             ShuffleEnvironment producers = shuffle.producerEnvironment();
             RegisteredPartition unread = shuffle.registerPartition(1);
             ResultPartitionWriter unreadWriter = shuffle.createWriter("producer of the unread partition", unread);
-            CountDownLatch flushed = new CountDownLatch(1);
-            CountDownLatch closeWriter = new CountDownLatch(1);
-            // The writer's own thread emits, flushes, never finishes, and later closes it (returning its buffers).
+            // The producer thread emits, flushes and ends; its buffer under construction stays with the writer.
             BackgroundTask<Void> producer = shuffle.fork("producer", () -> {
                 unreadWriter.setup();
-                RecordTraffic.emit(unreadWriter, 0, new RecordGenerator(0, SEED, SIZES), 100);
+                RecordTraffic.emit(unreadWriter, 0, new RecordGenerator(0, SEED, SIZES), RECORDS);
                 unreadWriter.flush(0);
-                flushed.countDown();
-                closeWriter.await();
-                unreadWriter.close();
                 return null;
             });
-            flushed.await();
+            producer.await();
 
             try (OutsideConsumer consumer = OutsideConsumer.start("refused-consumer", refusedConfig, unread)) {
                 assertInstanceOf(TransportException.class, consumer.awaitReadFailure(REFUSED_WITHIN),
                         "a consumer " + refused + " is refused");
             }
-            Endpoints.streamAndVerify(shuffle, "trusted", SIZES, SEED, 100);
+            Endpoints.streamAndVerify(shuffle, "trusted", SIZES, SEED, RECORDS);
 
-            closeWriter.countDown();
-            producer.await();
+            unreadWriter.close(); // on the test's thread, not the producer's
             producers.releasePartitionsLocally(List.copyOf(producers.partitionsOccupyingLocalResources()));
 
             Await.until(() -> {
