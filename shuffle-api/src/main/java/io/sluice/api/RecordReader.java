@@ -109,7 +109,7 @@ public final class RecordReader implements AutoCloseable {
      * @throws IOException when the gate fails, or a channel's stream ends inside a record or is corrupt,
      *     or (a {@link ShuffleException}) when close() ends a wait for data; an unchecked failure of the gate
      *     arrives as a {@link ShuffleException} carrying it
-     * @throws InterruptedException when the thread is interrupted while waiting
+     * @throws InterruptedException when the thread is interrupted while waiting; its interrupt status stays set
      * @throws IllegalStateException after {@link #close()}, or when another thread is waiting inside next()
      */
     public RecordOrEvent next() throws IOException, InterruptedException {
@@ -239,6 +239,10 @@ public final class RecordReader implements AutoCloseable {
         waiter = thread;
         try {
             return gate.getNext();
+        } catch (InterruptedException e) {
+            // Whatever the gate did with it, the interrupt status stays set along with the exception (contract).
+            thread.interrupt();
+            throw e;
         } catch (IOException | RuntimeException e) {
             if (closing) {
                 throw closedWhileWaiting(e);

@@ -283,6 +283,10 @@ public final class UnionInputGate implements InputGate {
             }
             try {
                 wakeUpFuture().get();
+            } catch (InterruptedException e) {
+                // The contract keeps the interrupt status set along with the exception.
+                Thread.currentThread().interrupt();
+                throw e;
             } catch (ExecutionException e) {
                 throw new ShuffleException("An input gate of the union failed: " + e.getCause(), e.getCause());
             }

@@ -329,11 +329,20 @@ public final class SingleInputGate implements InputGate {
         return spinMisses;
     }
 
-    /** Parks the consumer thread until a channel is queued, the gate finishes or it closes. */
+    /**
+     * Parks the consumer thread until a channel is queued, the gate finishes or it closes. An interrupt ends the wait
+     * with {@link InterruptedException} and leaves the thread's interrupt status set (the contract's choice, so that
+     * code between the consumer and its task's loop cannot lose it).
+     */
     private void parkUntilData() throws InterruptedException {
         synchronized (lock) {
-            while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
-                lock.wait();
+            try {
+                while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                    lock.wait();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw e;
             }
         }
     }
@@ -441,8 +450,9 @@ public final class SingleInputGate implements InputGate {
         try {
             EventSerializer.checkEventSize(event, "task event of " + ownerName);
         } catch (IllegalArgumentException e) {
-            throw new ShuffleException(e.getMessage());
+            throw new ShuffleException(e.getMessage(), e);
         }
+        checkOpen("send a task event");
         for (InputChannel channel : channels) {
             sendTaskEvent(channel, event);
         }
@@ -450,7 +460,23 @@ public final class SingleInputGate implements InputGate {
 
     @Override
     public void sendTaskEvent(int channelIndex, ByteBuffer event) throws IOException {
-        sendTaskEvent(channelAt(channelIndex), event);
+        InputChannel channel = channelAt(channelIndex);
+        checkOpen("send a task event");
+        sendTaskEvent(channel, event);
+    }
+
+    /**
+     * A closed gate sends and resumes nothing: the caller learns so, as it would from a read, instead of an event
+     * that silently goes nowhere. Consumer thread.
+     *
+     * @throws ShuffleException naming the gate, once it is closed
+     */
+    private void checkOpen(String what) throws ShuffleException {
+        synchronized (lock) {
+            if (state == GateState.CLOSED) {
+                throw new ShuffleException("gate of " + ownerName + " is closed: cannot " + what);
+            }
+        }
     }
 
     /** A copy of {@code event} to the channel's producer; an unchecked failure (an engine's listener) as the API's. */
@@ -465,6 +491,7 @@ public final class SingleInputGate implements InputGate {
     @Override
     public void resumeConsumption(int channelIndex) throws IOException {
         InputChannel channel = channelAt(channelIndex);
+        checkOpen("resume consumption");
         try {
             channel.resumeConsumption();
         } catch (RuntimeException e) {

@@ -126,6 +126,8 @@ public final class ResultPartition extends AbstractResultPartition {
     private volatile State state = State.CREATED; // written under stateLock
     /** Why the partition was released, for the producer's exception; written under stateLock before RELEASED. */
     private volatile String releaseReason;
+    /** What released the partition (a producer's failure, a close before finish), or null; written with the reason. */
+    private volatile Throwable releaseCause;
     /** Whether the release came after finish(): then late emits are a usage error, not a release. */
     private volatile boolean releasedAfterFinish;
     @GuardedBy("stateLock")
@@ -464,6 +466,7 @@ public final class ResultPartition extends AbstractResultPartition {
             if (!alreadyReleased) {
                 releasedAfterFinish = state == State.FINISHED;
                 releaseReason = releasedAfterFinish ? "finish() was called" : reason;
+                releaseCause = releasedAfterFinish ? null : cause;
                 state = State.RELEASED;
             }
             flush = flusher;
@@ -667,8 +670,9 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     /**
-     * The producer's error for a released partition (or a pool destroyed under it: the environment closing). Once
-     * released, it first returns the builders: the producer thread is the one that may close them.
+     * The producer's error for a released partition (or a pool destroyed under it: the environment closing), carrying
+     * {@code cause}, or else what released the partition. Once released, it first returns the builders: the producer
+     * thread is the one that may close them.
      */
     private ShuffleException releasedException(Throwable cause) {
         boolean released = state == State.RELEASED;
@@ -678,7 +682,7 @@ public final class ResultPartition extends AbstractResultPartition {
         String reason = released ? releaseReason
                 : "its buffer pool was destroyed (the shuffle environment is closing)";
         return new ShuffleException("partition " + partitionId + " of " + ownerName + " does not accept records: "
-                + reason, cause);
+                + reason, cause != null || !released ? cause : releaseCause);
     }
 
     private void emit(ByteBuffer record, int target) throws IOException {
