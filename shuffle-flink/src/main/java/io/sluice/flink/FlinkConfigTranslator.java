@@ -5,6 +5,8 @@ import io.sluice.api.ShuffleOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions.CompressionCodec;
 import org.apache.flink.configuration.TaskManagerOptions;
 
 import java.time.Duration;
@@ -12,8 +14,10 @@ import java.util.Map;
 
 /**
  * Turns a Flink configuration into Sluice's: Flink's network memory becomes {@code shuffle.memory.total}, Flink's
- * segment size {@code shuffle.memory.segment-size}, and every key {@code sluice.<option>} passes through as
- * {@code <option>} (for example {@code sluice.shuffle.netty.transport: epoll}). Sluice's own periodic flush is
+ * segment size {@code shuffle.memory.segment-size}, Flink's shuffle compression codec
+ * ({@code taskmanager.network.compression.codec}) {@code shuffle.compression.codec}, and every key
+ * {@code sluice.<option>} passes through as {@code <option>} (for example {@code sluice.shuffle.netty.transport:
+ * epoll}), overriding what was derived from Flink's options. Sluice's own periodic flush is
  * switched off unless configured: Flink's {@code execution.buffer-timeout} drives {@code flushAll} through Flink's
  * output flusher, as it does on Flink's own shuffle. Also refuses the Flink features Sluice cannot carry, naming
  * the option to change. Stateless; any thread.
@@ -50,7 +54,33 @@ final class FlinkConfigTranslator {
                 .with(ShuffleOptions.MEMORY_TOTAL, networkMemoryBytes)
                 .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, flink.get(TaskManagerOptions.MEMORY_SEGMENT_SIZE).getBytes())
                 .with(ShuffleOptions.OUTPUT_FLUSH_INTERVAL, FLUSH_DRIVEN_BY_FLINK);
+        if (!setsSluiceCodec(flink)) {
+            config = config.with(ShuffleOptions.COMPRESSION_CODEC, compressionCodec(flink));
+        }
         return passThrough(flink, config);
+    }
+
+    /** Whether {@code sluice.shuffle.compression.codec} is set: then it decides, whatever Flink's codec says. */
+    private static boolean setsSluiceCodec(Configuration flink) {
+        return flink.containsKey(PREFIX + ShuffleOptions.COMPRESSION_CODEC.key());
+    }
+
+    /**
+     * Sluice's codec for Flink's {@code taskmanager.network.compression.codec}: {@code LZ4} (Flink's default) is
+     * {@code lz4}, {@code NONE} is {@code none}.
+     *
+     * @throws IllegalConfigurationException for a codec Sluice does not have (LZO, ZSTD), naming it
+     */
+    static String compressionCodec(Configuration flink) {
+        CompressionCodec codec = flink.get(NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC);
+        switch (codec) {
+            case NONE:
+                return "none";
+            case LZ4:
+                return "lz4";
+            default:
+                throw new IllegalConfigurationException(UnsupportedFeatures.compressionCodec(codec));
+        }
     }
 
     private static ShuffleConfig passThrough(Configuration flink, ShuffleConfig config) {
@@ -70,6 +100,9 @@ final class FlinkConfigTranslator {
         }
         if (CheckpointingOptions.isUnalignedCheckpointEnabled(flink)) {
             throw new IllegalConfigurationException(UnsupportedFeatures.unalignedCheckpoints());
+        }
+        if (!setsSluiceCodec(flink)) {
+            compressionCodec(flink);
         }
     }
 }

@@ -39,8 +39,7 @@ final class PartitionTypes {
             case BLOCKING_PERSISTENT:
                 return PartitionType.BLOCKING;
             default:
-                throw new UnsupportedPartitionTypeException(
-                        UnsupportedFeatures.partitionType(type, partitionId, resultId));
+                throw UnsupportedFeatures.partitionTypeRefusal(type, partitionId, resultId);
         }
     }
 

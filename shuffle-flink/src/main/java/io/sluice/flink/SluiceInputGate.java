@@ -269,7 +269,7 @@ public final class SluiceInputGate extends IndexedInputGate {
     @Override
     public void setChannelStateWriter(ChannelStateWriter channelStateWriter) {
         if (channelStateWriter != ChannelStateWriter.NO_OP) {
-            throw new IllegalStateException(UnsupportedFeatures.unalignedCheckpoints());
+            throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
         }
     }
 
@@ -288,13 +288,13 @@ public final class SluiceInputGate extends IndexedInputGate {
     /** Called only for unaligned checkpoints, which are refused at deployment. */
     @Override
     public void convertToPriorityEvent(int channelIndex, int sequenceNumber) {
-        throw new IllegalStateException(UnsupportedFeatures.unalignedCheckpoints());
+        throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
     }
 
     /** Called only with buffer debloating, which is refused when the TaskManager starts. */
     @Override
     public void triggerDebloating() {
-        throw new IllegalStateException(UnsupportedFeatures.bufferDebloating());
+        throw UnsupportedFeatures.refusal(UnsupportedFeatures.bufferDebloating());
     }
 
     @Override

@@ -185,7 +185,7 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     /** Only unaligned checkpoints with an alignment timeout call this; they are refused at deployment. */
     @Override
     public void alignedBarrierTimeout(long checkpointId) {
-        throw new IllegalStateException(UnsupportedFeatures.unalignedCheckpoints());
+        throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
     }
 
     /** Aligned checkpoints keep no channel state in the partition, so there is nothing to abort. */
@@ -308,7 +308,7 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     @Override
     public void setChannelStateWriter(ChannelStateWriter channelStateWriter) {
         if (channelStateWriter != ChannelStateWriter.NO_OP) {
-            throw new IllegalStateException(UnsupportedFeatures.unalignedCheckpoints());
+            throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
         }
     }
 

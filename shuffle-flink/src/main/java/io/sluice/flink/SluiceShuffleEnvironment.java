@@ -166,7 +166,7 @@ public final class SluiceShuffleEnvironment
             for (int i = range.getStartIndex(); i <= range.getEndIndex(); i++) {
                 IndexRange consumed = descriptor.getConsumedSubpartitionRange(i);
                 if (consumed.getStartIndex() != consumed.getEndIndex()) {
-                    throw new IllegalStateException(UnsupportedFeatures.subpartitionRange(
+                    throw UnsupportedFeatures.refusal(UnsupportedFeatures.subpartitionRange(
                             "gate " + gateIndex + " of " + ownerName, consumed));
                 }
                 SluiceShuffleDescriptor sd = sluiceDescriptor(shuffleDescriptors[i], owner);
@@ -189,7 +189,7 @@ public final class SluiceShuffleEnvironment
         if (descriptor instanceof SluiceShuffleDescriptor sd) {
             return sd;
         }
-        throw new IllegalStateException(owner.getOwnerName() + ": the shuffle descriptor " + descriptor + " was not "
+        throw UnsupportedFeatures.refusal(owner.getOwnerName() + ": the shuffle descriptor " + descriptor + " was not "
                 + "made by Sluice's shuffle master" + (descriptor.isUnknown()
                 ? " (its producer was not deployed yet; Sluice needs every producer of a pipelined region known at "
                 + "deployment)" : "; the JobManager and the TaskManagers must all use shuffle-service-factory.class: "
@@ -204,16 +204,19 @@ public final class SluiceShuffleEnvironment
      * input's consumer is scheduled only once the input is consumable; hybrid partitions are refused. Sluice's gates
      * are built with all their channels and cannot add one later, so a call here is a deployment Sluice cannot carry.
      *
-     * @throws IOException always, naming the consumer and the partition
+     * @throws IOException always, naming the consumer and the partition; its cause, an
+     *     {@link UnsupportedFeatureException}, makes the consumer's failure non-recoverable for Flink (the TaskManager
+     *     fails the consumer with an {@code IOException} from here; any other exception would be fatal to it)
      */
     @Override
     public boolean updatePartitionInfo(ExecutionAttemptID consumerID, PartitionInfo partitionInfo) throws IOException {
-        throw new IOException("Sluice's Flink shuffle got late partition info for consumer " + consumerID + " ("
+        String message = "Sluice's Flink shuffle got late partition info for consumer " + consumerID + " ("
                 + partitionInfo.getShuffleDescriptor() + " of intermediate result "
                 + partitionInfo.getIntermediateDataSetID() + "): its gates are built with every producer known at "
                 + "deployment and cannot add a channel later. Flink sends this only for consumers deployed before "
                 + "their producers, which none of the supported modes does (streaming; batch with BLOCKING or "
-                + "PIPELINED exchanges); see docs/flink.md");
+                + "PIPELINED exchanges); see docs/flink.md";
+        throw new IOException(message, UnsupportedFeatures.refusal(message));
     }
 
     @Override

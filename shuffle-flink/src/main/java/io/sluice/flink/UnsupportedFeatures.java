@@ -2,15 +2,38 @@ package io.sluice.flink;
 
 import org.apache.flink.configuration.BatchExecutionOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The messages for the Flink features a Sluice shuffle refuses, each naming the option to turn off and saying why
- * (docs/flink.md has the long form). Stateless; any thread.
+ * (docs/flink.md has the long form), and the exceptions that refuse them. Stateless; any thread.
  */
 final class UnsupportedFeatures {
 
+    private static final Logger LOG = LoggerFactory.getLogger(UnsupportedFeatures.class);
+
     private UnsupportedFeatures() {
+    }
+
+    /**
+     * Logs a refusal at ERROR, where it happens (the JobManager for the shuffle master's, a TaskManager for a
+     * task's), and returns the exception that fails the job without a restart.
+     *
+     * @param message what was asked, why Sluice refuses it, and what to change
+     */
+    static UnsupportedFeatureException refusal(String message) {
+        LOG.error("Refused, the job fails: {}", message);
+        return new UnsupportedFeatureException(message);
+    }
+
+    /** {@link #refusal} of a partition type Sluice does not carry (the hybrid ones). */
+    static UnsupportedPartitionTypeException partitionTypeRefusal(Object type, Object partitionId, Object resultId) {
+        String message = partitionType(type, partitionId, resultId);
+        LOG.error("Refused, the job fails: {}", message);
+        return new UnsupportedPartitionTypeException(message);
     }
 
     /** Unaligned checkpoints, enabled for the cluster or for a job. */
@@ -31,6 +54,14 @@ final class UnsupportedFeatures {
                 + "sluice.shuffle.buffers-per-channel instead (see docs/flink.md).";
     }
 
+    /** A shuffle compression codec Flink has and Sluice has not. */
+    static String compressionCodec(Object codec) {
+        return "Sluice's Flink shuffle (shuffle-service-factory.class: " + SluiceShuffleServiceFactory.class.getName()
+                + ") has no " + codec + " compression codec: set "
+                + NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC.key() + ": LZ4 (Flink's default, Sluice's "
+                + "shuffle.compression.codec: lz4) or NONE (see docs/flink.md).";
+    }
+
     /** One channel reading a range of subpartitions (Flink's adaptive batch scheduler sizing consumers itself). */
     static String subpartitionRange(String gate, Object range) {
         return gate + " would read subpartitions " + range + " of one partition through one channel; Sluice's Flink "
@@ -41,7 +72,7 @@ final class UnsupportedFeatures {
     }
 
     /** A partition type Sluice does not carry (the hybrid ones). */
-    static String partitionType(Object type, Object partitionId, Object resultId) {
+    private static String partitionType(Object type, Object partitionId, Object resultId) {
         return "Sluice's Flink shuffle supports pipelined and blocking partitions only (PIPELINED, PIPELINED_BOUNDED, "
                 + "BLOCKING, BLOCKING_PERSISTENT); partition " + partitionId + " of intermediate result " + resultId
                 + " is " + type + ". Set execution.batch-shuffle-mode: ALL_EXCHANGES_BLOCKING (or "

@@ -9,8 +9,12 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions.CompressionCodec;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 
@@ -86,5 +90,52 @@ class FlinkConfigTranslatorTest {
 
         assertTrue(failure.getMessage().contains("execution.checkpointing.unaligned.enabled: false"),
                 failure.getMessage());
+    }
+
+    @Test
+    void flinksDefaultShuffleCompression_lz4_becomesSluicesLz4() {
+        assertEquals(CompressionCodec.LZ4, new Configuration().get(NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC),
+                "Flink compresses batch shuffles with LZ4 unless told otherwise");
+
+        assertEquals("lz4", FlinkConfigTranslator.environmentConfig(new Configuration(), 1L << 20)
+                .get(ShuffleOptions.COMPRESSION_CODEC));
+    }
+
+    @Test
+    void flinksCompressionCodecNone_switchesSluicesCompressionOff() {
+        Configuration flink = new Configuration();
+        flink.set(NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC, CompressionCodec.NONE);
+
+        assertEquals("none", FlinkConfigTranslator.environmentConfig(flink, 1L << 20)
+                .get(ShuffleOptions.COMPRESSION_CODEC));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = CompressionCodec.class, names = {"LZO", "ZSTD"})
+    void aCompressionCodecSluiceLacks_isRefusedAtStartup_onBothSides_namingTheCodec(CompressionCodec codec) {
+        Configuration flink = new Configuration();
+        flink.set(NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC, codec);
+
+        IllegalConfigurationException onTaskManager = assertThrows(IllegalConfigurationException.class,
+                () -> FlinkConfigTranslator.environmentConfig(flink, 1L << 20));
+        IllegalConfigurationException onJobManager = assertThrows(IllegalConfigurationException.class,
+                () -> FlinkConfigTranslator.masterConfig(flink));
+
+        for (IllegalConfigurationException failure : new IllegalConfigurationException[] {onTaskManager, onJobManager}) {
+            assertTrue(failure.getMessage().contains("has no " + codec + " compression codec"), failure.getMessage());
+            assertTrue(failure.getMessage().contains("taskmanager.network.compression.codec: LZ4"),
+                    failure.getMessage());
+        }
+    }
+
+    @Test
+    void sluicesOwnCodecOption_winsOverFlinksCodec_evenOneSluiceLacks() {
+        Configuration flink = new Configuration();
+        flink.set(NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC, CompressionCodec.ZSTD);
+        flink.setString("sluice.shuffle.compression.codec", "none");
+
+        assertEquals("none", FlinkConfigTranslator.environmentConfig(flink, 1L << 20)
+                .get(ShuffleOptions.COMPRESSION_CODEC));
+        FlinkConfigTranslator.masterConfig(flink);
     }
 }
