@@ -36,7 +36,8 @@ public interface InputGate extends AutoCloseable {
      *
      * @return the next buffer or event, or empty once every channel has ended
      * @throws IOException when a channel failed
-     * @throws InterruptedException when the thread is interrupted while waiting
+     * @throws InterruptedException when the thread is interrupted while waiting; Sluice's gates leave the thread's
+     *     interrupt status set
      */
     Optional<BufferOrEvent> getNext() throws IOException, InterruptedException;
 

@@ -107,8 +107,9 @@ public final class RecordReader implements AutoCloseable {
      *
      * @return the next record or event, or null once every channel of the gate has ended
      * @throws IOException when the gate fails, or a channel's stream ends inside a record or is corrupt,
-     *     or (a {@link ShuffleException}) when close() ends a wait for data
-     * @throws InterruptedException when the thread is interrupted while waiting
+     *     or (a {@link ShuffleException}) when close() ends a wait for data; an unchecked failure of the gate
+     *     arrives as a {@link ShuffleException} carrying it
+     * @throws InterruptedException when the thread is interrupted while waiting; its interrupt status stays set
      * @throws IllegalStateException after {@link #close()}, or when another thread is waiting inside next()
      */
     public RecordOrEvent next() throws IOException, InterruptedException {
@@ -213,9 +214,8 @@ public final class RecordReader implements AutoCloseable {
             Optional<BufferOrEvent> next = awaitNext(thread);
             if (next.isEmpty()) {
                 if (closing) {
-                    recycleAllAndClose();
                     // Not the end of the data: reporting null would tell the caller it read everything.
-                    throw new ShuffleException("RecordReader was closed while next() was waiting");
+                    throw closedWhileWaiting(null);
                 }
                 finished = true;
                 failOnPartialRecord();
@@ -230,14 +230,41 @@ public final class RecordReader implements AutoCloseable {
         }
     }
 
-    /** The gate's next buffer or event, with {@link #waiter} set while the call may block (once per buffer). */
+    /**
+     * The gate's next buffer or event, with {@link #waiter} set while the call may block (once per buffer). What the
+     * gate throws reaches the caller as the API's exceptions: a failure while {@link #close()} closes the gate as
+     * the close, an unchecked one (a gate's bug) as a {@link ShuffleException} carrying it.
+     */
     private Optional<BufferOrEvent> awaitNext(Thread thread) throws IOException, InterruptedException {
         waiter = thread;
         try {
             return gate.getNext();
+        } catch (InterruptedException e) {
+            // Whatever the gate did with it, the interrupt status stays set along with the exception (contract).
+            thread.interrupt();
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            if (closing) {
+                throw closedWhileWaiting(e);
+            }
+            if (e instanceof IOException) {
+                throw (IOException) e;
+            }
+            throw new ShuffleException("the input gate failed: " + e, e);
         } finally {
             waiter = null;
         }
+    }
+
+    /**
+     * A close() from another thread ended the wait for data: recycles what the reader holds (the consumer's thread
+     * owns it) and returns the exception for next() to throw.
+     *
+     * @param cause what the closed gate threw, or null when it just returned
+     */
+    private ShuffleException closedWhileWaiting(Exception cause) {
+        recycleAllAndClose();
+        return new ShuffleException("RecordReader was closed while next() was waiting", cause);
     }
 
     /**
@@ -294,11 +321,11 @@ public final class RecordReader implements AutoCloseable {
         }
     }
 
-    private void startReading(BufferOrEvent buffer) {
+    private void startReading(BufferOrEvent buffer) throws ShuffleException {
         int channel = buffer.channelIndex();
         if (channel < 0 || channel >= deserializers.length) {
             buffer.recycle();
-            throw new IllegalStateException("Gate handed out a buffer of channel " + channel
+            throw new ShuffleException("Gate handed out a buffer of channel " + channel
                     + ", but it has " + deserializers.length + " channels");
         }
         current = buffer;

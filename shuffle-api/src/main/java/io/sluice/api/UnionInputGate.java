@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * Several gates read as one. Channels are numbered gate by gate: gate 0's channels first, then
@@ -110,18 +111,27 @@ public final class UnionInputGate implements InputGate {
 
     /**
      * Sets up every gate. When one fails, every gate is closed (so nothing stays reserved) and the
-     * failure is thrown.
+     * failure is thrown (an unchecked one as a {@link ShuffleException} carrying it).
      */
     @Override
     public void setup() throws IOException {
-        for (InputGate gate : gates) {
+        for (int i = 0; i < gates.size(); i++) {
             try {
-                gate.setup();
-            } catch (IOException | RuntimeException e) {
+                gates.get(i).setup();
+            } catch (IOException e) {
                 closeAll(e);
                 throw e;
+            } catch (RuntimeException e) {
+                ShuffleException failure = failureOf(i, "cannot be set up", e);
+                closeAll(failure);
+                throw failure;
             }
         }
+    }
+
+    /** The API's exception for an unchecked failure of gate {@code index} (a bug of that gate), carrying it. */
+    private static ShuffleException failureOf(int index, String what, RuntimeException cause) {
+        return new ShuffleException("gate " + index + " of the union " + what + ": " + cause, cause);
     }
 
     /**
@@ -160,10 +170,13 @@ public final class UnionInputGate implements InputGate {
             InputGate gate = gates.get(index);
             try {
                 next = gate.pollNext();
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
                 // Keep a failed gate queued: every later read reports the failure too, none hangs.
                 gateReady(index);
                 throw e;
+            } catch (RuntimeException e) {
+                gateReady(index);
+                throw failureOf(index, "failed", e);
             }
             if (next.isPresent()) {
                 // It may have more: back to the tail, behind the gates that waited.
@@ -196,7 +209,11 @@ public final class UnionInputGate implements InputGate {
             InputGate gate = gates.get(index);
             Optional<BufferOrEvent> next = Optional.empty();
             if (gate.priorityEventWakeUpFuture().isDone()) {
-                next = gate.pollNext();
+                try {
+                    next = gate.pollNext();
+                } catch (RuntimeException e) {
+                    throw failureOf(index, "failed", e);
+                }
             }
             CompletableFuture<?> pending = gate.priorityEventWakeUpFuture();
             if (!pending.isDone() || next.isEmpty()) {
@@ -266,6 +283,10 @@ public final class UnionInputGate implements InputGate {
             }
             try {
                 wakeUpFuture().get();
+            } catch (InterruptedException e) {
+                // The contract keeps the interrupt status set along with the exception.
+                Thread.currentThread().interrupt();
+                throw e;
             } catch (ExecutionException e) {
                 throw new ShuffleException("An input gate of the union failed: " + e.getCause(), e.getCause());
             }
@@ -407,21 +428,43 @@ public final class UnionInputGate implements InputGate {
      */
     @Override
     public void sendTaskEvent(ByteBuffer event) throws IOException {
-        EveryOne.apply(gates, IOException.class, null, gate -> gate.sendTaskEvent(event.duplicate()));
+        EveryOne.apply(gateIndices(), IOException.class, null, i -> sendTaskEventTo(i, event.duplicate()));
+    }
+
+    /** The numbers of the union's gates, 0 to gates.size() - 1, for {@link EveryOne}. */
+    private Iterable<Integer> gateIndices() {
+        return () -> IntStream.range(0, gates.size()).iterator();
+    }
+
+    /** Sends {@code event} to gate {@code index}; an unchecked failure of the gate as the API's exception. */
+    private void sendTaskEventTo(int index, ByteBuffer event) throws IOException {
+        try {
+            gates.get(index).sendTaskEvent(event);
+        } catch (RuntimeException e) {
+            throw failureOf(index, "cannot send a task event", e);
+        }
     }
 
     /** Sends the event to the producer of the union's channel {@code channelIndex} only. */
     @Override
     public void sendTaskEvent(int channelIndex, ByteBuffer event) throws IOException {
         int gate = gateOf(channelIndex);
-        gates.get(gate).sendTaskEvent(channelIndex - channelOffsets[gate], event);
+        try {
+            gates.get(gate).sendTaskEvent(channelIndex - channelOffsets[gate], event);
+        } catch (RuntimeException e) {
+            throw failureOf(gate, "cannot send a task event", e);
+        }
     }
 
     /** Resumes the union's channel {@code channelIndex} on the gate that owns it. */
     @Override
     public void resumeConsumption(int channelIndex) throws IOException {
         int gate = gateOf(channelIndex);
-        gates.get(gate).resumeConsumption(channelIndex - channelOffsets[gate]);
+        try {
+            gates.get(gate).resumeConsumption(channelIndex - channelOffsets[gate]);
+        } catch (RuntimeException e) {
+            throw failureOf(gate, "cannot resume consumption", e);
+        }
     }
 
     /**

@@ -399,6 +399,47 @@ class RecordReaderTest {
     }
 
     @Test
+    void gateFailingUnchecked_reachesTheReaderAsShuffleException_carryingTheFailure() {
+        ScriptedInputGate gate = new ScriptedInputGate(1);
+        IllegalStateException bug = new IllegalStateException("gate broke");
+        gate.failUncheckedWith(bug);
+        RecordReader reader = new RecordReader(gate);
+
+        ShuffleException failure = assertThrows(ShuffleException.class, reader::next);
+
+        assertEquals("the input gate failed: java.lang.IllegalStateException: gate broke", failure.getMessage());
+        assertSame(bug, failure.getCause());
+    }
+
+    @Test
+    void gateHandingOutABufferOfAChannelItDoesNotHave_failsWithShuffleException_andTheBufferIsRecycled() {
+        ScriptedInputGate gate = new ScriptedInputGate(2);
+        gate.add(TestBuffer.buffer(5, frame(List.of(record(3, 1))))).finish();
+        RecordReader reader = new RecordReader(gate);
+
+        ShuffleException failure = assertThrows(ShuffleException.class, reader::next);
+
+        assertEquals("Gate handed out a buffer of channel 5, but it has 2 channels", failure.getMessage());
+        assertEveryBufferRecycledOnce(gate);
+    }
+
+    @Test
+    void closeFromAnotherThread_whileTheGateThrowsAsItCloses_failsTheWaitingNextAsTheClose() throws Exception {
+        ScriptedInputGate gate = new ScriptedInputGate(1);
+        RecordReader reader = new RecordReader(gate);
+        CompletableFuture<RecordOrEvent> blocked = BackgroundTask.start("blocked-reader", reader::next).result();
+        gate.awaitWaiting();
+        IllegalStateException closed = new IllegalStateException("gate is closed");
+
+        gate.failUncheckedWith(closed);
+        reader.close();
+
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> blocked.get(10, TimeUnit.SECONDS));
+        assertInstanceOf(ShuffleException.class, failure.getCause());
+        assertEquals("RecordReader was closed while next() was waiting", failure.getCause().getMessage());
+    }
+
+    @Test
     void close_recyclesTheHeldBuffers_andClosesTheGate() throws Exception {
         byte[] stream = frame(List.of(record(5, 1), record(5, 2), record(5, 3)));
         ScriptedInputGate gate = new ScriptedInputGate(1);

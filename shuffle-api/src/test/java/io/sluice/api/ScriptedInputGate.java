@@ -30,6 +30,8 @@ final class ScriptedInputGate implements InputGate {
     private IOException failure; // guarded by this
     private IOException setupFailure; // guarded by this
     private RuntimeException closeFailure; // guarded by this
+    /** Thrown by setup, reads, task events and resumes: a gate's bug. */
+    private RuntimeException uncheckedFailure; // guarded by this
     private int pollCalls; // guarded by this
     private int waits; // guarded by this
     private int setupCalls; // guarded by this
@@ -113,6 +115,18 @@ final class ScriptedInputGate implements InputGate {
         closeFailure = cause;
     }
 
+    /** From now on setup, reads, task events and resumes throw {@code cause} (a gate's bug); wakes a consumer. */
+    synchronized void failUncheckedWith(RuntimeException cause) {
+        uncheckedFailure = cause;
+        wake();
+    }
+
+    private void throwUncheckedFailure() {
+        if (uncheckedFailure != null) {
+            throw uncheckedFailure;
+        }
+    }
+
     synchronized List<TestBuffer> handedOut() {
         return new ArrayList<>(handedOut);
     }
@@ -161,6 +175,7 @@ final class ScriptedInputGate implements InputGate {
     @Override
     public synchronized void setup() throws IOException {
         setupCalls++;
+        throwUncheckedFailure();
         if (setupFailure != null) {
             throw setupFailure;
         }
@@ -169,6 +184,7 @@ final class ScriptedInputGate implements InputGate {
     @Override
     public synchronized Optional<BufferOrEvent> pollNext() throws IOException {
         pollCalls++;
+        throwUncheckedFailure();
         if (failure != null) {
             throw failure;
         }
@@ -210,7 +226,7 @@ final class ScriptedInputGate implements InputGate {
 
     @Override
     public synchronized CompletableFuture<?> wakeUpFuture() {
-        if (!queue.isEmpty() || finished || failure != null || closeCalls > 0) {
+        if (!queue.isEmpty() || finished || failure != null || uncheckedFailure != null || closeCalls > 0) {
             return CompletableFuture.completedFuture(null);
         }
         waits++;
@@ -231,6 +247,7 @@ final class ScriptedInputGate implements InputGate {
 
     @Override
     public synchronized void sendTaskEvent(ByteBuffer event) throws IOException {
+        throwUncheckedFailure();
         if (failure != null) {
             throw failure;
         }
@@ -247,6 +264,7 @@ final class ScriptedInputGate implements InputGate {
 
     @Override
     public synchronized void resumeConsumption(int channelIndex) {
+        throwUncheckedFailure();
         resumedChannels.add(channelIndex);
     }
 

@@ -402,6 +402,33 @@ class UnionInputGateTest {
     }
 
     @Test
+    void uncheckedFailuresOfAGate_reachTheCallerAsShuffleException_namingTheGate_withTheCause() {
+        ScriptedInputGate healthy = new ScriptedInputGate(1);
+        ScriptedInputGate broken = new ScriptedInputGate(2);
+        IllegalStateException bug = new IllegalStateException("gate broke");
+        broken.failUncheckedWith(bug);
+        UnionInputGate union = new UnionInputGate(List.of(healthy, broken));
+
+        ShuffleException setup = assertThrows(ShuffleException.class, union::setup);
+        ShuffleException poll = assertThrows(ShuffleException.class, union::getNext);
+        ShuffleException allEvents = assertThrows(ShuffleException.class,
+                () -> union.sendTaskEvent(ByteBuffer.wrap(new byte[] {1})));
+        ShuffleException oneEvent = assertThrows(ShuffleException.class,
+                () -> union.sendTaskEvent(2, ByteBuffer.wrap(new byte[] {1})));
+        ShuffleException resume = assertThrows(ShuffleException.class, () -> union.resumeConsumption(1));
+
+        assertEquals("gate 1 of the union cannot be set up: java.lang.IllegalStateException: gate broke",
+                setup.getMessage());
+        assertEquals(List.of(1, 1), List.of(healthy.closeCalls(), broken.closeCalls()),
+                "a failed setup closes every gate");
+        assertEquals("gate 1 of the union failed: java.lang.IllegalStateException: gate broke", poll.getMessage());
+        assertEquals(1, healthy.taskEvents().size(), "the healthy gate still got the event");
+        for (ShuffleException failure : List.of(setup, poll, allEvents, oneEvent, resume)) {
+            assertSame(bug, failure.getCause());
+        }
+    }
+
+    @Test
     void describeChannel_namesTheUnionsChannel_andWhatItsGateSaysOfIt() {
         ScriptedInputGate first = new ScriptedInputGate(2);
         ScriptedInputGate second = new ScriptedInputGate(3);

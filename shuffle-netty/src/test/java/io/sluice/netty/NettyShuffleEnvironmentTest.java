@@ -230,7 +230,7 @@ class NettyShuffleEnvironmentTest {
         environment.close();
 
         Throwable woken = consumer.get(10, TimeUnit.SECONDS);
-        assertTrue(woken instanceof IllegalStateException, String.valueOf(woken));
+        assertTrue(woken instanceof ShuffleException, "a closed gate is the API's failure: " + woken);
         assertEquals(environment.metrics().totalSegments(), environment.metrics().availableSegments());
         assertEquals(32, environment.metrics().totalSegments(), "metrics still answer after close");
         assertTrue(environment.partitionsOccupyingLocalResources().isEmpty());

@@ -5,6 +5,7 @@ import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
+import io.sluice.api.ShuffleException;
 import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
 import io.sluice.tests.support.EveryLayout;
@@ -18,7 +19,6 @@ import io.sluice.tests.support.RecordVerifier;
 import io.sluice.tests.support.RegisteredPartition;
 import io.sluice.tests.support.ShuffleFixture;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
@@ -94,8 +94,9 @@ class EarlyConsumerExitTest {
             gate.close(); // from another thread, as an engine cancelling the consuming task does
 
             Throwable failure = consumer.awaitFailure(Await.EVENTUALLY);
-            assertTrue(failure instanceof IOException || failure instanceof IllegalStateException,
-                    "a closed gate is reported as a failure of the read, not as the end of the data: " + failure);
+            assertTrue(failure instanceof ShuffleException,
+                    "a closed gate is reported as a failure of the read (the API's exception), not as the end of "
+                            + "the data: " + failure);
         }
     }
 

@@ -18,6 +18,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class CliProcess implements AutoCloseable {
 
+    /** How long {@link #close()} waits for a killed process to be gone. */
+    private static final long CLOSE_SECONDS = 30;
+
     private final Process process;
     private final Path stderr;
     private final List<String> lines = new ArrayList<>(); // guarded by lines
@@ -93,11 +96,46 @@ final class CliProcess implements AutoCloseable {
         return Files.readString(stderr, StandardCharsets.UTF_8);
     }
 
-    /** Kills the process if it still runs, and removes its stderr file. */
+    /** @return how many bytes the process has printed on stderr so far */
+    long stderrLength() {
+        return stderr.toFile().length();
+    }
+
+    /** Kills the process at once (SIGKILL), by its own handle, and waits until it is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
+    /**
+     * Stops the process (SIGSTOP) without ending it: its sockets stay open and silent, as a hung machine's would.
+     * {@link #kill()} and {@link #close()} still end it.
+     */
+    void stop() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** Lets a {@link #stop() stopped} process go on (SIGCONT). */
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " exited with " + kill.exitValue());
+        }
+    }
+
+    /** Kills the process if it still runs (a stopped one too), waits until it is gone, and removes its stderr file. */
     @Override
     public void close() throws IOException {
-        process.destroyForcibly();
-        Files.deleteIfExists(stderr);
+        try {
+            process.destroyForcibly().waitFor(CLOSE_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            Files.deleteIfExists(stderr);
+        }
     }
 
     private void readStdout() {

@@ -53,6 +53,19 @@ class MainTest {
     }
 
     @Test
+    void serveHelp_promisesPassOnlyForEverySubpartitionConfirmedReadToItsEnd() {
+        assertEquals(Main.EXIT_PASS, bench.run("serve", "--help"));
+
+        String help = bench.out().replaceAll("\n", " ");
+        assertTrue(help.contains("PASS (exit 0) only when the consumers confirmed every subpartition read to its end,"
+                + " every record intact; the figures count only the records and bytes they confirmed. FAIL (exit 1),"
+                + " naming the subpartitions not confirmed, when a consumer dies, stops (cut off after"
+                + " shuffle.netty.heartbeat-timeout) or fails (its check, or a request refused with 'already has a"
+                + " reader') before it confirmed its subpartitions, or when they are not all read by --timeout."),
+                help);
+    }
+
+    @Test
     void helpWord_printsTheHelpToo() {
         assertEquals(Main.EXIT_PASS, bench.run("help"));
         assertTrue(bench.out().startsWith("sluice-bench moves generated records"), bench.out());

@@ -196,10 +196,13 @@ public final class SingleInputGate implements InputGate {
             for (InputChannel channel : channels) {
                 channel.setup();
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
             // A failed setup leaves nothing reserved.
             releaseChannelsAndMemory();
             throw e;
+        } catch (RuntimeException e) {
+            releaseChannelsAndMemory();
+            throw new ShuffleException("gate of " + ownerName + " cannot be set up: " + e, e);
         }
         synchronized (lock) {
             if (state == GateState.CLOSED) {
@@ -209,7 +212,12 @@ public final class SingleInputGate implements InputGate {
             state = GateState.SET_UP;
         }
         for (InputChannel channel : channels) {
-            channel.requestSubpartition();
+            try {
+                channel.requestSubpartition();
+            } catch (RuntimeException e) {
+                // Like any failed request: the channel fails, and its consumer learns of it at its next read.
+                channel.setError(new ShuffleException(channel.describe() + " cannot request its partition: " + e, e));
+            }
         }
         LOG.debug("Gate of {} set up with {} channels", ownerName, channels.length);
     }
@@ -233,10 +241,13 @@ public final class SingleInputGate implements InputGate {
             BufferAndAvailability next;
             try {
                 next = channel.getNextBuffer();
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
                 // Keep a failed channel queued: every later read reports the failure too, none hangs.
                 queueChannel(channel, false);
                 throw e;
+            } catch (RuntimeException e) {
+                // A bug of the channel or of its source: the channel fails, and the consumer gets the API's type.
+                throw failChannel(channel, new ShuffleException(channel.describe() + " failed: " + e, e));
             }
             if (next == null) {
                 // A notification that found nothing new (e.g. data already taken): the channel waits for the next.
@@ -249,7 +260,7 @@ public final class SingleInputGate implements InputGate {
             Buffer buffer = next.buffer();
             if (buffer.isBuffer()) {
                 channel.onDataTaken(buffer.readableBytes());
-            } else if (EventSerializer.isEndOfPartition(buffer)) {
+            } else if (eventType(channel, buffer) == EventSerializer.EventType.END_OF_PARTITION) {
                 try {
                     checkEveryDataByteArrived(channel, buffer);
                 } finally {
@@ -318,11 +329,20 @@ public final class SingleInputGate implements InputGate {
         return spinMisses;
     }
 
-    /** Parks the consumer thread until a channel is queued, the gate finishes or it closes. */
+    /**
+     * Parks the consumer thread until a channel is queued, the gate finishes or it closes. An interrupt ends the wait
+     * with {@link InterruptedException} and leaves the thread's interrupt status set (the contract's choice, so that
+     * code between the consumer and its task's loop cannot lose it).
+     */
     private void parkUntilData() throws InterruptedException {
         synchronized (lock) {
-            while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
-                lock.wait();
+            try {
+                while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                    lock.wait();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw e;
             }
         }
     }
@@ -430,21 +450,53 @@ public final class SingleInputGate implements InputGate {
         try {
             EventSerializer.checkEventSize(event, "task event of " + ownerName);
         } catch (IllegalArgumentException e) {
-            throw new ShuffleException(e.getMessage());
+            throw new ShuffleException(e.getMessage(), e);
         }
+        checkOpen("send a task event");
         for (InputChannel channel : channels) {
-            channel.sendTaskEvent(event.duplicate());
+            sendTaskEvent(channel, event);
         }
     }
 
     @Override
     public void sendTaskEvent(int channelIndex, ByteBuffer event) throws IOException {
-        channelAt(channelIndex).sendTaskEvent(event.duplicate());
+        InputChannel channel = channelAt(channelIndex);
+        checkOpen("send a task event");
+        sendTaskEvent(channel, event);
+    }
+
+    /**
+     * A closed gate sends and resumes nothing: the caller learns so, as it would from a read, instead of an event
+     * that silently goes nowhere. Consumer thread.
+     *
+     * @throws ShuffleException naming the gate, once it is closed
+     */
+    private void checkOpen(String what) throws ShuffleException {
+        synchronized (lock) {
+            if (state == GateState.CLOSED) {
+                throw new ShuffleException("gate of " + ownerName + " is closed: cannot " + what);
+            }
+        }
+    }
+
+    /** A copy of {@code event} to the channel's producer; an unchecked failure (an engine's listener) as the API's. */
+    private static void sendTaskEvent(InputChannel channel, ByteBuffer event) throws IOException {
+        try {
+            channel.sendTaskEvent(event.duplicate());
+        } catch (RuntimeException e) {
+            throw new ShuffleException(channel.describe() + " cannot send a task event: " + e, e);
+        }
     }
 
     @Override
     public void resumeConsumption(int channelIndex) throws IOException {
-        channelAt(channelIndex).resumeConsumption();
+        InputChannel channel = channelAt(channelIndex);
+        checkOpen("resume consumption");
+        try {
+            channel.resumeConsumption();
+        } catch (RuntimeException e) {
+            throw new ShuffleException(channel.describe() + " cannot resume consumption: " + e, e);
+        }
     }
 
     private InputChannel channelAt(int channelIndex) {
@@ -581,10 +633,11 @@ public final class SingleInputGate implements InputGate {
         return null;
     }
 
-    private InputChannel takeChannelWithData() {
+    private InputChannel takeChannelWithData() throws ShuffleException {
         synchronized (lock) {
             if (state == GateState.CLOSED) {
-                throw new IllegalStateException("gate of " + ownerName + " is closed");
+                // Closed by another thread (a consumer waiting in getNext() wakes here) or before this read.
+                throw new ShuffleException("gate of " + ownerName + " is closed");
             }
             InputChannel channel = channelsWithData.poll();
             if (channel == null) {
@@ -630,6 +683,24 @@ public final class SingleInputGate implements InputGate {
         return failure;
     }
 
+    /**
+     * The type of an event a channel handed out. A transport checks the events it decodes, but an in-process
+     * channel hands out what its source made, and a blocking partition's source is a file: a corrupt one can say
+     * "event" where a writer stored data. Such an event fails its channel (recycled here, never handed out).
+     * Consumer thread.
+     *
+     * @throws ShuffleException naming the channel, when the event carries no type this library writes
+     */
+    private EventSerializer.EventType eventType(InputChannel channel, Buffer event) throws ShuffleException {
+        try {
+            return EventSerializer.typeOf(event);
+        } catch (IllegalArgumentException e) {
+            event.recycleBuffer();
+            throw failChannel(channel, new ShuffleException(channel.describe() + " received a corrupt event: "
+                    + e.getMessage(), e));
+        }
+    }
+
     private void onEndOfPartition(InputChannel channel) {
         CompletableFuture<Void> toComplete = null;
         synchronized (lock) {
@@ -651,16 +722,29 @@ public final class SingleInputGate implements InputGate {
             }
         }
         // The subpartition was read to its end: let the producer side release it.
-        channel.releaseAllResources();
+        release(channel);
         if (toComplete != null) {
             toComplete.complete(null);
         }
     }
 
+    /**
+     * Releases a channel. A release that fails (a bug) is logged: it must not keep the gate's other channels or its
+     * memory from being released, nor turn a read that reached the end into a failure. Never throws.
+     */
+    private static void release(InputChannel channel) {
+        try {
+            channel.releaseAllResources();
+        } catch (RuntimeException e) {
+            LOG.error("Releasing {} failed", channel.describe(), e);
+        }
+    }
+
+    /** Releases every channel, then the gate's memory. */
     private void releaseChannelsAndMemory() {
         for (InputChannel channel : channels) {
             if (channel != null) {
-                channel.releaseAllResources();
+                release(channel);
             }
         }
         GateMemory reserved;

@@ -40,9 +40,10 @@ public final class UnreachableInputChannel extends InputChannel {
         return null;
     }
 
+    /** Its producer cannot be reached: the event cannot be sent (the gate's setup failed for the same reason). */
     @Override
-    void sendTaskEvent(ByteBuffer event) {
-        throw new IllegalStateException("unreachable channel " + channelIndex + " was never set up");
+    void sendTaskEvent(ByteBuffer event) throws ShuffleException {
+        throw new ShuffleException(describe() + " cannot send a task event: " + reason);
     }
 
     @Override

@@ -26,7 +26,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
@@ -50,8 +52,11 @@ import java.util.function.LongSupplier;
  * reference to its segment, so the segment cannot go back to a pool, be handed to anyone else or be freed while the
  * producer may still write into it. The producer returns them itself at its next call on its own thread (an emit,
  * broadcast, event or finish, which sees {@code RELEASED} with one volatile read, closes its builders and throws; or
- * a {@link #fail} or {@link #close()} on that thread). Until then the writer keeps at most one buffer per
- * subpartition. The environment's close does not close them either: once every segment is back it frees their
+ * a {@link #fail} or {@link #close()} on that thread); or, once that thread has ended, the release (or a check it
+ * schedules on the flush scheduler every {@link #PRODUCER_END_CHECK_MILLIS} ms while the thread lives) closes them:
+ * an ended thread's writes happen before {@link Thread#isAlive()} returns false. Until then the writer keeps at most
+ * one buffer per subpartition: a producer thread that lives on and never calls the writer again keeps them until the
+ * environment closes, since telling "between two calls" from "inside a call" would cost a full fence per record. The environment's close does not close them either: once every segment is back it frees their
  * native memory, so a builder closed from a foreign thread could let a late producer write into freed memory. An
  * engine's producer always makes that next call (its emit throws, or it closes the writer when it stops).
  *
@@ -114,11 +119,15 @@ public final class ResultPartition extends AbstractResultPartition {
     private volatile Thread producerThread;
     /** Set by whoever closes the builders after the release (the producer or a release on its thread), once. */
     private final AtomicBoolean buildersReturned = new AtomicBoolean();
+    /** Whether a check for the producer thread's end is scheduled (one chain of checks at a time). */
+    private final AtomicBoolean watchingProducer = new AtomicBoolean();
 
     private final Object stateLock = new Object();
     private volatile State state = State.CREATED; // written under stateLock
     /** Why the partition was released, for the producer's exception; written under stateLock before RELEASED. */
     private volatile String releaseReason;
+    /** What released the partition (a producer's failure, a close before finish), or null; written with the reason. */
+    private volatile Throwable releaseCause;
     /** Whether the release came after finish(): then late emits are a usage error, not a release. */
     private volatile boolean releasedAfterFinish;
     @GuardedBy("stateLock")
@@ -137,6 +146,8 @@ public final class ResultPartition extends AbstractResultPartition {
 
     /** What {@link #wakeUpFuture()} returns before setup: done (an emit then throws its usage error). */
     private static final CompletableFuture<?> NOT_SET_UP = CompletableFuture.completedFuture(null);
+    /** How often a released partition whose builders a live producer thread holds checks whether it has ended. */
+    private static final long PRODUCER_END_CHECK_MILLIS = 100;
 
     /**
      * @param flushScheduler the environment's one scheduler for periodic flushes (never a thread per partition)
@@ -455,6 +466,7 @@ public final class ResultPartition extends AbstractResultPartition {
             if (!alreadyReleased) {
                 releasedAfterFinish = state == State.FINISHED;
                 releaseReason = releasedAfterFinish ? "finish() was called" : reason;
+                releaseCause = releasedAfterFinish ? null : cause;
                 state = State.RELEASED;
             }
             flush = flusher;
@@ -571,18 +583,63 @@ public final class ResultPartition extends AbstractResultPartition {
 
     /**
      * After {@code state} became {@code RELEASED}: closes the builders when this thread made the latest producer
-     * call, else leaves them to the producer's next call.
+     * call or that thread has ended, else leaves them to the producer's next call and watches for its end.
      */
     private void returnBuildersIfProducerThread() {
-        if (producerThread == Thread.currentThread()) {
+        Thread producer = producerThread;
+        if (producer == Thread.currentThread()) {
             returnBuilders();
+        } else {
+            returnBuildersOnceProducerEnded();
+        }
+    }
+
+    /**
+     * Closes the builders once the thread of the latest producer call has ended, checking again every
+     * {@link #PRODUCER_END_CHECK_MILLIS} on the flush scheduler until then (or until the producer returned them at
+     * its next call). A producer thread that emitted, flushed and ended, its writer closed by another thread, would
+     * otherwise keep a partial buffer per subpartition until the environment closes. Safe without the producer's
+     * cooperation: every write of an ended thread happens before {@link Thread#isAlive()} returns false, and a
+     * producer call on a new thread reads {@code RELEASED} before it touches a builder (class Javadoc). Any thread.
+     */
+    private void returnBuildersOnceProducerEnded() {
+        if (!returnBuildersIfProducerEnded() && watchingProducer.compareAndSet(false, true)) {
+            checkProducerEndLater();
+        }
+    }
+
+    /** @return true when nothing is left to watch: the builders were returned, now or before */
+    private boolean returnBuildersIfProducerEnded() {
+        if (buildersReturned.get()) {
+            return true;
+        }
+        Thread producer = producerThread;
+        if (producer == null || !producer.isAlive()) {
+            returnBuilders();
+            return true;
+        }
+        return false;
+    }
+
+    /** Schedules the next check for the producer thread's end on the flush scheduler. */
+    private void checkProducerEndLater() {
+        try {
+            flushScheduler.schedule(() -> {
+                if (!returnBuildersIfProducerEnded()) {
+                    checkProducerEndLater();
+                }
+            }, PRODUCER_END_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // The environment is closing: it leaves the memory of builders still held to the garbage collector.
+            LOG.debug("Partition {} of {}: a live producer thread still holds its buffers under construction as the "
+                    + "environment closes", partitionId, ownerName);
         }
     }
 
     /**
      * Closes every builder, once: a released partition's segments go back (to the pool's owner, the pool being
-     * destroyed). Only on the producer's thread after {@code state} became {@code RELEASED}: no builder is created
-     * afterwards, as every producer call checks the state first.
+     * destroyed). Only on the producer's thread, or once that thread has ended, after {@code state} became
+     * {@code RELEASED}: no builder is created afterwards, as every producer call checks the state first.
      */
     private void returnBuilders() {
         if (!buildersReturned.compareAndSet(false, true)) {
@@ -613,8 +670,9 @@ public final class ResultPartition extends AbstractResultPartition {
     }
 
     /**
-     * The producer's error for a released partition (or a pool destroyed under it: the environment closing). Once
-     * released, it first returns the builders: the producer thread is the one that may close them.
+     * The producer's error for a released partition (or a pool destroyed under it: the environment closing), carrying
+     * {@code cause}, or else what released the partition. Once released, it first returns the builders: the producer
+     * thread is the one that may close them.
      */
     private ShuffleException releasedException(Throwable cause) {
         boolean released = state == State.RELEASED;
@@ -624,7 +682,7 @@ public final class ResultPartition extends AbstractResultPartition {
         String reason = released ? releaseReason
                 : "its buffer pool was destroyed (the shuffle environment is closing)";
         return new ShuffleException("partition " + partitionId + " of " + ownerName + " does not accept records: "
-                + reason, cause);
+                + reason, cause != null || !released ? cause : releaseCause);
     }
 
     private void emit(ByteBuffer record, int target) throws IOException {

@@ -13,6 +13,7 @@ import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionId;
+import io.sluice.api.ShuffleException;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
@@ -252,7 +253,7 @@ class LocalInputChannelTest {
 
             gate.close();
 
-            assertThrows(IllegalStateException.class, gate::pollNext);
+            assertThrows(ShuffleException.class, gate::pollNext);
         }
         assertEquals(300, gates.closeCallbacks());
     }

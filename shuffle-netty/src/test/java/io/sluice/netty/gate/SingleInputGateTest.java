@@ -231,14 +231,14 @@ class SingleInputGateTest {
 
     // SIG-7 [core]
     @Test
-    void close_wakesAConsumerBlockedInGetNext_withIllegalStateException() throws Exception {
+    void close_wakesAConsumerBlockedInGetNext_withShuffleException() throws Exception {
         SingleInputGate gate = setUpGate(0, fixture.setUpPartition(1));
         BackgroundTask<?> consumer = blockedInGetNext(gate);
 
         gate.close();
 
         Throwable woken = consumer.awaitFailure();
-        assertTrue(woken instanceof IllegalStateException, String.valueOf(woken));
+        assertTrue(woken instanceof ShuffleException, String.valueOf(woken));
         assertTrue(woken.getMessage().contains("closed"), woken.getMessage());
     }
 
@@ -282,7 +282,7 @@ class SingleInputGateTest {
 
     // shuffle.input.spin-wait: close ends a spin as it ends a park
     @Test
-    void close_endsAConsumerSpinningInGetNext_withIllegalStateException() throws Exception {
+    void close_endsAConsumerSpinningInGetNext_withShuffleException() throws Exception {
         SingleInputGate gate = setUpSpinningGate(Duration.ofMinutes(5), fixture.setUpPartition(1));
         BackgroundTask<?> consumer = BackgroundTask.start("spinning-consumer", gate::getNext);
         Await.until(() -> gate.metrics().waitingForDataNanos() > 0, "the consumer spins for data");
@@ -290,7 +290,7 @@ class SingleInputGateTest {
         gate.close();
 
         Throwable woken = consumer.awaitFailure();
-        assertTrue(woken instanceof IllegalStateException, String.valueOf(woken));
+        assertTrue(woken instanceof ShuffleException, String.valueOf(woken));
         assertTrue(woken.getMessage().contains("closed"), woken.getMessage());
         assertEquals(0, gate.spinMisses(), "the close ended the spin, not its time");
     }
@@ -372,7 +372,7 @@ class SingleInputGateTest {
         assertTrue(released.getMessage().contains("is released"), "its consumer has gone: " + released.getMessage());
         assertEquals(0, partition.subpartition(0).getNumberOfQueuedBuffers(), "unread data is dropped");
         assertTrue(gate.availableFuture().isDone());
-        assertThrows(IllegalStateException.class, gate::pollNext);
+        assertThrows(ShuffleException.class, gate::pollNext);
     }
 
     // SIG-11

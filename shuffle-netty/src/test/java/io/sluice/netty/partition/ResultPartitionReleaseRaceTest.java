@@ -11,6 +11,7 @@ import io.sluice.netty.testing.MemoryAssertions;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.RecordingAvailabilityListener;
 import io.sluice.netty.testing.TestRecords;
+import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
 
 import java.io.IOException;
@@ -31,8 +32,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * RP-2: a release from another thread while the producer writes without a lock: the producer's buffers
- * under construction stay with it until its next call, so a segment never goes back to a pool while the producer may
- * still write into it; the producer only ever sees {@link ShuffleException}; every segment comes back.
+ * under construction stay with it until its next call or the end of its thread, so a segment never goes back to a
+ * pool while the producer may still write into it; the producer only ever sees {@link ShuffleException}; every segment comes back.
  */
 @Timeout(60)
 class ResultPartitionReleaseRaceTest {
@@ -197,6 +198,53 @@ class ResultPartitionReleaseRaceTest {
         onProducerThread(partition::close);
 
         MemoryAssertions.assertAllSegmentsReturned(global);
+    }
+
+    @Test
+    void closeFromAnotherThread_thenTheProducerThreadEnds_everySegmentComesBack_withoutAnotherProducerCall()
+            throws Exception {
+        ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(4, 4).setUp();
+        NetworkBufferPool global = fixture.globalPool();
+        CountDownLatch emitted = new CountDownLatch(1);
+        CountDownLatch end = new CountDownLatch(1);
+        Thread producer = new Thread(() -> {
+            try {
+                emitOneSmallRecordToEach(partition);
+                emitted.countDown();
+                end.await();
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, "test-producer-that-ends");
+        producer.start();
+        emitted.await();
+
+        partition.close(); // the producer thread lives: its builders stay with it
+        assertEquals(2, global.getNumberOfUsedMemorySegments());
+        end.countDown();
+        producer.join();
+
+        Await.until(() -> global.getNumberOfUsedMemorySegments() == 0, Await.EVENTUALLY,
+                () -> global.getNumberOfUsedMemorySegments() + " segments still used once the producer thread ended");
+        MemoryAssertions.assertAllSegmentsReturned(global);
+    }
+
+    @Test
+    void closeFromAnotherThread_afterTheProducerThreadEnded_returnsItsBuffersAtOnce() throws Exception {
+        ResultPartition partition = fixture.newPartition().subpartitions(2).buffers(4, 4).setUp();
+        Thread producer = new Thread(() -> {
+            try {
+                emitOneSmallRecordToEach(partition);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }, "test-producer-that-ended");
+        producer.start();
+        producer.join();
+
+        partition.close();
+
+        MemoryAssertions.assertAllSegmentsReturned(fixture.globalPool());
     }
 
     @Test

@@ -18,9 +18,10 @@ import java.util.Set;
  *   <li>a producer failed: {@link ProducerFailedException}, or {@link PartitionNotFoundException} when the
  *       consumer asked after the release;</li>
  *   <li>a producer's environment closed: those, or {@link TransportException} (its server went away);</li>
- *   <li>the consumer's own gate or environment closed: {@link IllegalStateException} (a closed gate's
- *       {@code getNext}) or a {@link ShuffleException} (what a gate closed by another thread makes a waiting
- *       {@code next()} throw); so also a stalled reader whose gate is closed when it may go on;</li>
+ *   <li>the consumer's own gate or environment closed: a {@link ShuffleException} (what a closed gate's
+ *       {@code getNext} throws, whether it was waiting or came later); so also a stalled reader whose gate is
+ *       closed when it may go on; or, for a consumer that creates its gate after its environment closed, the
+ *       {@link IllegalStateException} "environment ... is closed";</li>
  *   <li>the producer's own environment closed: a {@link ShuffleException} from the writer;</li>
  *   <li>a blocking partition's files damaged between its finish and its read: a {@link ShuffleException} (or a
  *       subclass, such as one for detected corruption) whose message, or that of a cause, names the partition;
@@ -65,7 +66,7 @@ final class ExpectedFailures {
                 }
                 case PRODUCER_ENVIRONMENT_CLOSE, CONSUMER_ENVIRONMENT_CLOSE -> {
                     int closed = environmentOf(fault);
-                    if (closed == env && closedGateError(error)) {
+                    if (closed == env && (closedGateError(error) || closedEnvironmentError(error))) {
                         return fault.toString();
                     }
                     if (hostsProducer(closed) && (error instanceof ProducerFailedException
@@ -125,7 +126,16 @@ final class ExpectedFailures {
     }
 
     private static boolean closedGateError(Throwable error) {
-        return error instanceof IllegalStateException || error instanceof ShuffleException;
+        return error instanceof ShuffleException;
+    }
+
+    /**
+     * A consumer that creates its gate after its environment was closed: the contract's usage error, an
+     * {@link IllegalStateException} saying the environment is closed.
+     */
+    private static boolean closedEnvironmentError(Throwable error) {
+        return error instanceof IllegalStateException && error.getMessage() != null
+                && error.getMessage().startsWith("environment ") && error.getMessage().endsWith(" is closed");
     }
 
     private int environmentOf(Fault fault) {

@@ -13,6 +13,13 @@ import picocli.CommandLine.Option;
         synopsisHeading = "%nUsage: ", customSynopsis = "sluice-bench serve [OPTIONS]",
         optionListHeading = "%nOptions:%n",
         header = "Run the producers and print the line that 'consume' needs, then wait until it has read everything.",
+        descriptionHeading = "%n",
+        description = {
+            "PASS (exit 0) only when the consumers confirmed every subpartition read to its end, every record",
+            "intact; the figures count only the records and bytes they confirmed. FAIL (exit 1), naming the",
+            "subpartitions not confirmed, when a consumer dies, stops (cut off after",
+            "shuffle.netty.heartbeat-timeout) or fails (its check, or a request refused with 'already has a",
+            "reader') before it confirmed its subpartitions, or when they are not all read by --timeout."},
         footer = {HelpText.UNITS, HelpText.ACROSS_MACHINES})
 final class ServeCommand extends BenchCommand {
 

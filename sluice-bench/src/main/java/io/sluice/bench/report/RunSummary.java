@@ -76,8 +76,8 @@ public record RunSummary(String command, String shape, int producers, int consum
         }
         if (command.equals(Command.SERVE.word())) {
             return "PASS: " + Units.count(records) + " records on " + channels()
-                    + " channels sent, every partition read to its end or released by its consumer (whose summary"
-                    + " has the verification); every buffer returned";
+                    + " channels confirmed by the consumers, each subpartition read to its end and verified;"
+                    + " every buffer returned";
         }
         return "PASS: " + Units.count(records) + " records on " + channels()
                 + " channels arrived complete, in order and intact; every buffer returned";

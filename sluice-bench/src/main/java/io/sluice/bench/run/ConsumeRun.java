@@ -57,7 +57,7 @@ public final class ConsumeRun {
             }
             ShuffleEnvironment environment = shuffle.environments().get(0);
             List<InputGate> gates = shuffle.consume(ticket.subpartitions(), partitions, c -> environment);
-            ConsumerSide consumerSide = new ConsumerSide(gates, partitions.size());
+            ConsumerSide consumerSide = new ConsumerSide(gates, partitions.size(), true);
             MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, shuffle.environments(),
                     consumerSide.tasks(), consumerSide::bytes, null);
             // Timestamps are System.nanoTime() of the producer: comparable on one host only.

@@ -20,8 +20,18 @@ final class ConsumerSide {
      * @param producers the partitions each gate reads, one input channel each
      */
     ConsumerSide(List<InputGate> gates, int producers) {
+        this(gates, producers, false);
+    }
+
+    /**
+     * @param gates gate c reads subpartition c of every partition; each is set up, and its task owns it
+     * @param producers the partitions each gate reads, one input channel each
+     * @param confirmReads whether each consumer sends every producer a {@link ReadConfirmation} once it has verified
+     *     that producer's whole stream (a producer in another process has no other way to know)
+     */
+    ConsumerSide(List<InputGate> gates, int producers, boolean confirmReads) {
         for (int c = 0; c < gates.size(); c++) {
-            tasks.add(new ConsumerTask(c, gates.get(c), new DeliveryCheck(c, producers, gates.size())));
+            tasks.add(new ConsumerTask(c, gates.get(c), new DeliveryCheck(c, producers, gates.size()), confirmReads));
         }
     }
 

@@ -11,18 +11,24 @@ import io.sluice.api.RecordReader;
 final class ConsumerTask implements TaskGroup.Task {
 
     private final int index;
+    private final InputGate gate;
     private final RecordReader reader;
     private final DeliveryCheck check;
+    private final boolean confirmReads;
 
     /**
      * @param index the consumer's number
      * @param gate a gate that is set up; this task owns and closes it
      * @param check what to do with each record
+     * @param confirmReads whether to send each producer a {@link ReadConfirmation} once its stream is verified, and
+     *     then resume the channel its blocking trailer holds back
      */
-    ConsumerTask(int index, InputGate gate, DeliveryCheck check) {
+    ConsumerTask(int index, InputGate gate, DeliveryCheck check, boolean confirmReads) {
         this.index = index;
+        this.gate = gate;
         this.reader = new RecordReader(gate);
         this.check = check;
+        this.confirmReads = confirmReads;
     }
 
     @Override
@@ -41,6 +47,13 @@ final class ConsumerTask implements TaskGroup.Task {
         while ((next = reader.next()) != null) {
             if (next.isEvent()) {
                 check.event(next.channelIndex(), next.data());
+                if (confirmReads) {
+                    // The producer sent the trailer as a blocking event: its end comes only after the resume, which
+                    // follows the confirmation on the same connection, so the confirmation finds the partition there.
+                    int channel = next.channelIndex();
+                    gate.sendTaskEvent(channel, check.confirmation(channel));
+                    gate.resumeConsumption(channel);
+                }
             } else {
                 check.record(next.channelIndex(), next.data());
             }

@@ -19,6 +19,8 @@ final class DeliveryCheck {
     private final RecordVerifier verifier;
     private final Histogram latency = LatencySummary.newHistogram();
     private final TaskCounters counters = new TaskCounters();
+    /** Record bytes verified per input channel, for the producer's {@link ReadConfirmation}. */
+    private final long[] channelBytes;
 
     /**
      * @param consumer the consumer's number, which is also the subpartition it reads
@@ -32,6 +34,7 @@ final class DeliveryCheck {
             channels[p] = p * consumers + consumer;
         }
         this.verifier = new RecordVerifier("consumer " + consumer, channels);
+        this.channelBytes = new long[producers];
     }
 
     /**
@@ -49,6 +52,7 @@ final class DeliveryCheck {
         }
         latency.recordValue(Math.max(0, System.nanoTime() - sentAt)); // two hosts' clocks may disagree
         counters.add(size);
+        channelBytes[inputChannel] += size;
     }
 
     /**
@@ -69,6 +73,14 @@ final class DeliveryCheck {
         } catch (RecordVerificationException e) {
             throw named(e);
         }
+    }
+
+    /**
+     * @param inputChannel a producer whose trailer {@link #event} accepted
+     * @return the confirmation to send that producer: the records and bytes verified from it
+     */
+    ByteBuffer confirmation(int inputChannel) {
+        return ReadConfirmation.encode(consumer, verifier.records(inputChannel), channelBytes[inputChannel]);
     }
 
     /** Checks, once the gate has finished, that every producer's trailer arrived. */

@@ -18,8 +18,18 @@ final class ProducerSide {
      * @param workload what to generate, shared by the producers
      */
     ProducerSide(List<ResultPartitionWriter> writers, Workload workload) {
+        this(writers, workload, false);
+    }
+
+    /**
+     * @param writers writer p belongs to producer p; each is set up, and its task finishes and closes it
+     * @param workload what to generate, shared by the producers
+     * @param blockingTrailers whether each producer sends its trailer as a blocking event, which holds back the end of
+     *     each subpartition until its consumer resumes it (after confirming its read, see {@link ReadConfirmations})
+     */
+    ProducerSide(List<ResultPartitionWriter> writers, Workload workload, boolean blockingTrailers) {
         for (int p = 0; p < writers.size(); p++) {
-            tasks.add(new ProducerTask(p, writers.get(p), workload, writers.size()));
+            tasks.add(new ProducerTask(p, writers.get(p), workload, writers.size(), blockingTrailers));
         }
     }
 

@@ -20,6 +20,7 @@ final class ProducerTask implements TaskGroup.Task {
     private final Workload workload;
     private final long byteBudget;
     private final TaskCounters counters = new TaskCounters();
+    private final boolean blockingTrailer;
 
     /**
      * @param index the producer's number; record channel of subpartition c is index x consumers + c
@@ -28,7 +29,20 @@ final class ProducerTask implements TaskGroup.Task {
      * @param producers how many producers share the workload's bytes
      */
     ProducerTask(int index, ResultPartitionWriter writer, Workload workload, int producers) {
+        this(index, writer, workload, producers, false);
+    }
+
+    /**
+     * @param index the producer's number; record channel of subpartition c is index x consumers + c
+     * @param writer a writer that is set up; this task finishes and closes it
+     * @param workload what to generate
+     * @param producers how many producers share the workload's bytes
+     * @param blockingTrailer whether the trailer is a blocking event, so that each subpartition sends its end only
+     *     once its consumer resumed it (after confirming its read, see {@link ReadConfirmations})
+     */
+    ProducerTask(int index, ResultPartitionWriter writer, Workload workload, int producers, boolean blockingTrailer) {
         this.index = index;
+        this.blockingTrailer = blockingTrailer;
         this.writer = writer;
         this.workload = workload;
         this.byteBudget = workload.timed() ? Long.MAX_VALUE : workload.bytesOf(producers, index);
@@ -79,8 +93,13 @@ final class ProducerTask implements TaskGroup.Task {
         for (int c = 0; c < subpartitions; c++) {
             counts[c] = generators[c].nextSequence();
         }
-        writer.broadcastEvent(StreamTrailer.encode(counts), false);
-        writer.finish();
+        ByteBuffer trailer = StreamTrailer.encode(counts);
+        if (blockingTrailer) {
+            writer.broadcastBlockingEvent(trailer);
+        } else {
+            writer.broadcastEvent(trailer, false);
+        }
+        writer.finish(); // behind a blocking trailer, a subpartition's end waits for its consumer to resume
         writer.close(); // after finish(): the data stays for the consumers
     }
 

@@ -23,12 +23,14 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * {@code serve}: one producer environment whose partitions another process reads. Prints the
- * consume line on stdout as soon as the partitions are registered, produces, and waits until the
- * consumer has read every partition to its end. Used by the main thread.
+ * consume line on stdout as soon as the partitions are registered, produces, and waits until every
+ * subpartition was read to its end or lost its reader. The run passes only when the consumers confirmed every
+ * subpartition they read to its end ({@link ReadConfirmations}), and its figures count only what they confirmed.
+ * Used by the main thread.
  */
 public final class ServeRun {
 
-    /** How often to look whether the consumer has read everything. */
+    /** How often to look whether every partition has left the environment. */
     private static final long CONSUMED_POLL_MILLIS = 20;
 
     private final BenchOptions options;
@@ -55,11 +57,13 @@ public final class ServeRun {
             ShuffleEnvironment environment = shuffle.environments().get(0);
             RunShuffle.Partitions partitions = shuffle.produce(options.producers(), options.consumers(),
                     PartitionType.PIPELINED_BOUNDED, p -> environment);
+            ReadConfirmations confirmations = new ReadConfirmations(partitions, options.consumers());
             printTicket(environment.dataAddress(), id, partitions.ids(), config);
-            ProducerSide producerSide = new ProducerSide(partitions.writers(), options.workload());
+            ProducerSide producerSide = new ProducerSide(partitions.writers(), options.workload(), true);
             MeasuredRun.Outcome outcome = MeasuredRun.execute(options, err, shuffle.environments(),
-                    producerSide.tasks(), producerSide::bytes, deadline -> awaitConsumed(environment, deadline));
-            return summary(producerSide.bytes(), producerSide.records(), outcome);
+                    producerSide.tasks(), producerSide::bytes,
+                    deadline -> awaitReleased(environment, confirmations, producerSide, deadline));
+            return summary(confirmations.bytes(), confirmations.records(), outcome);
         } catch (Exception e) {
             return summary(0, 0, MeasuredRun.Outcome.failed(e));
         }
@@ -79,16 +83,32 @@ public final class ServeRun {
         err.flush();
     }
 
-    /** The partitions leave the environment once the consumer has read every subpartition to its end. */
-    private Throwable awaitConsumed(ShuffleEnvironment environment, long deadlineNanos) throws InterruptedException {
+    /**
+     * Waits until every partition has left the environment, then checks the confirmations. A partition leaves once
+     * it is finished and each of its subpartitions was read to its end or lost its reader: a consumer that died, was
+     * cut off (a stopped process, by {@code shuffle.netty.heartbeat-timeout}), or failed (its check, or a refusal of
+     * one of its requests) releases the subpartitions it read. Only a confirmation tells the two apart, and each one
+     * arrives before its subpartition's end is sent; so once every partition has left, none is still to come.
+     */
+    private Throwable awaitReleased(ShuffleEnvironment environment, ReadConfirmations confirmations,
+                                    ProducerSide producers, long deadlineNanos) throws InterruptedException {
         while (!environment.partitionsOccupyingLocalResources().isEmpty()) {
             if (System.nanoTime() - deadlineNanos >= 0) {
                 return new TimeoutException(environment.partitionsOccupyingLocalResources().size()
-                        + " partitions not fully consumed within --timeout " + options.timeout().toSeconds() + " s");
+                        + " partitions still read or waiting for a consumer at --timeout "
+                        + options.timeout().toSeconds() + " s; " + confirmations.unconfirmed() + "; "
+                        + consumed(confirmations, producers));
             }
             TimeUnit.MILLISECONDS.sleep(CONSUMED_POLL_MILLIS);
         }
-        return null;
+        return confirmations.complete() ? null : new IllegalStateException(confirmations.unconfirmed() + ": their "
+                + "consumers died, were cut off (shuffle.netty.heartbeat-timeout) or failed; "
+                + consumed(confirmations, producers));
+    }
+
+    private static String consumed(ReadConfirmations confirmations, ProducerSide producers) {
+        return "the consumers confirmed " + confirmations.records() + " records (" + confirmations.bytes()
+                + " bytes) of the " + producers.records() + " records (" + producers.bytes() + " bytes) produced";
     }
 
     private RunSummary summary(long bytes, long records, MeasuredRun.Outcome outcome) {

@@ -38,8 +38,8 @@ class SummaryFormatTest {
         String table = SummaryTable.format(summary("serve", null));
 
         assertTrue(table.contains("  latency                 measured by the consumer\n"), table);
-        assertTrue(table.endsWith("PASS: 484,212 records on 16 channels sent, every partition read to its end or released by its"
-                + " consumer (whose summary has the verification); every buffer returned\n"), table);
+        assertTrue(table.endsWith("PASS: 484,212 records on 16 channels confirmed by the consumers, each subpartition read"
+                + " to its end and verified; every buffer returned\n"), table);
     }
 
     @Test
