@@ -22,6 +22,8 @@ public abstract class InputChannel {
 
     /** Bytes of data buffers the gate took from this channel, checked at its end of partition. Consumer thread. */
     private long dataBytesTaken;
+    /** Data buffers the gate took from this channel, checked at its end of partition when it carries their count. */
+    private long dataBuffersTaken;
 
     /** The first failure of this channel; surfaces at the consumer's next read. */
     private volatile Throwable error;
@@ -44,14 +46,25 @@ public abstract class InputChannel {
         return partitionId;
     }
 
+    /** The subpartition of that partition this channel reads. */
+    public int subpartitionIndex() {
+        return subpartitionIndex;
+    }
+
     /** The gate took a data buffer of {@code bytes} bytes from this channel. Consumer thread. */
     final void onDataTaken(int bytes) {
         dataBytesTaken += bytes;
+        dataBuffersTaken++;
     }
 
     /** Bytes of data buffers the gate took from this channel so far. Consumer thread. */
     final long dataBytesTaken() {
         return dataBytesTaken;
+    }
+
+    /** Data buffers the gate took from this channel so far. Consumer thread. */
+    final long dataBuffersTaken() {
+        return dataBuffersTaken;
     }
 
     /** Reserves what the channel needs before its request; nothing by default. Consumer thread. */
