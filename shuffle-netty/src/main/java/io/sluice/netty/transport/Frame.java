@@ -21,9 +21,11 @@ public final class Frame {
      * The protocol version this code speaks; a frame of any other version is rejected. Version 2 added
      * {@link Heartbeat} (both directions); version 3 added {@link ReleasePartitions} (client to server, sent by a
      * shuffle master); version 4 added {@link StoredBuffersResponse} (server to client) for blocking partitions'
-     * file spans, which version 3 sent as one {@link BufferResponse} each.
+     * file spans, which version 3 sent as one {@link BufferResponse} each; version 5 added checksums to the stored
+     * buffers of those runs and the runs' file position, {@link ErrorKind#CORRUPT_DATA}, and the data buffer count
+     * in a blocking partition's end-of-partition event.
      */
-    public static final byte VERSION = 4;
+    public static final byte VERSION = 5;
 
     /** frameLength (4) + magic (4) + version (1) + messageId (1). */
     public static final int HEADER_LENGTH = 10;
