@@ -56,8 +56,9 @@ import java.util.function.Function;
 public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
 
     /** The largest header accumulated: frame header plus BufferResponse header, or a StoredBuffersResponse's. */
-    static final int HEADER_CAPACITY = Math.max(Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH,
-            StoredBuffersResponse.HEADER_LENGTH);
+    static final int HEADER_CAPACITY = Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH
+            > StoredBuffersResponse.HEADER_LENGTH ? Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH
+            : StoredBuffersResponse.HEADER_LENGTH;
 
     /** Where the decoder is in the byte stream; each state names what the next bytes are. */
     private enum State {
