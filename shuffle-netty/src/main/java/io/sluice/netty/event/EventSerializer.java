@@ -127,7 +127,8 @@ public final class EventSerializer {
                 && size != END_OF_PARTITION_FULLY_COUNTED_BYTES) {
             throw new IllegalArgumentException("an end-of-partition event is " + TAG_BYTES + ", "
                     + END_OF_PARTITION_COUNTED_BYTES + " or " + END_OF_PARTITION_FULLY_COUNTED_BYTES + " bytes (tag,"
-                    + " then an optional 8-byte data byte count and an optional 8-byte data buffer count), not " + size);
+                    + " then an optional 8-byte data byte count and an optional 8-byte data buffer count), not "
+                    + size);
         }
         if (size < carriedFrom) {
             return -1;

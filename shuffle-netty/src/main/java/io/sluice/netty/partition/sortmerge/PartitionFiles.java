@@ -24,9 +24,10 @@ import java.nio.file.Path;
  * </pre>
  * All numbers big-endian. A buffer's checksum (when its flag says so) covers its offset in the data file, its
  * header's first 8 bytes and its stored bytes ({@link StoredChecksum#ofBuffer}); the header's, an entry's and a
- * total's cover their position in the index file and their bytes before the checksum ({@link StoredChecksum#ofRecord}). A subpartition's totals count its data buffers and their bytes as the
- * consumer gets them (decompressed), broadcast ones included; its reader checks what it read against them and
- * sends them with the end of the subpartition, so that the consumer checks what arrived too.
+ * total's cover their position in the index file and their bytes before the checksum
+ * ({@link StoredChecksum#ofRecord}). A subpartition's totals count its data buffers and their bytes as the consumer
+ * gets them (decompressed), broadcast ones included; its reader checks what it read against them and sends them with
+ * the end of the subpartition, so that the consumer checks what arrived too.
  *
  * <p>A subpartition's stream is the concatenation of its spans over all regions, framed as
  * {@link io.sluice.api.RecordFraming} says; a record may continue in the next region. Events (the engine's
