@@ -219,6 +219,19 @@ public final class ShuffleOptions {
                     + "(loopback or a local address), where sendfile measured more CPU.",
             ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("auto", "always", "never")));
 
+    /**
+     * Whether each buffer a blocking partition stores carries a CRC32C that every read of it verifies; its index
+     * records always carry theirs.
+     */
+    public static final ConfigOption<Boolean> BLOCKING_CHECKSUMS = new ConfigOption<>(
+            "shuffle.blocking.checksums", true,
+            "Whether every buffer of a blocking partition is stored with a CRC32C that each read verifies before "
+                    + "using it (for data sent by sendfile, the receiver does), so that data damaged on disk fails "
+                    + "its consumer with CorruptDataException instead of being delivered; false saves the CPU of "
+                    + "computing and checking them. The index, and the counts at the end of each subpartition, are "
+                    + "always checked.",
+            ConfigValueType.BOOLEAN, ConfigValueRule.any());
+
     /** Codec for data buffers on the wire and on disk: none or lz4. */
     public static final ConfigOption<String> COMPRESSION_CODEC = new ConfigOption<>(
             "shuffle.compression.codec", "none",
@@ -233,7 +246,8 @@ public final class ShuffleOptions {
             SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,
             SSL_TRUSTSTORE_PASSWORD, SSL_PROVIDER, SSL_HANDSHAKE_TIMEOUT,
             NETTY_HEARTBEAT_INTERVAL, NETTY_HEARTBEAT_TIMEOUT,
-            TMP_DIRS, BLOCKING_READ_MEMORY, BLOCKING_WRITE_MEMORY, BLOCKING_ZERO_COPY, COMPRESSION_CODEC);
+            TMP_DIRS, BLOCKING_READ_MEMORY, BLOCKING_WRITE_MEMORY, BLOCKING_ZERO_COPY, COMPRESSION_CODEC,
+            BLOCKING_CHECKSUMS);
 
     private ShuffleOptions() {
     }

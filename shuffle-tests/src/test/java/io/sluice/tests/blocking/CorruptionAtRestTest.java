@@ -173,6 +173,32 @@ class CorruptionAtRestTest {
         }
     }
 
+    /**
+     * Without buffer checksums ({@code shuffle.blocking.checksums=false}) the partition reads back whole on every path,
+     * and its index and counts are still checked: a zeroed index entry fails the consumer all the same.
+     */
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("everyPathAndCodec")
+    void withoutBufferChecksums_everyRecordArrives_andADamagedIndexStillFailsTheConsumer(BlockingLink link,
+                                                                                          String codec)
+            throws Exception {
+        ShuffleConfig config = config(codec).with(ShuffleOptions.BLOCKING_CHECKSUMS, false);
+        try (ShuffleFixture shuffle = link.start(config)) {
+            RegisteredPartition partition = writeFinished(shuffle);
+            RecordReader whole = shuffle.setUpReader("consumer", 0, partition);
+            assertEquals(RECORDS_PER_SUBPARTITION, shuffle.fork("consumer", () -> readAndVerify(whole))
+                    .await(Await.EVENTUALLY), "records of subpartition 0");
+
+            Damage damage = Corruption.ZEROED_INDEX_ENTRY.apply(StoredPartitionFiles.under(tmp, SUBPARTITIONS));
+            RecordReader damaged = shuffle.setUpReader("second consumer", 0, partition);
+            Throwable failure = shuffle.fork("second consumer", () -> readAndVerify(damaged))
+                    .awaitFailure(Await.EVENTUALLY);
+            assertInstanceOf(CorruptDataException.class, failure, "what the consumer of " + damage + " got");
+            assertTrue(failure.getMessage().contains("offset " + damage.offset()), failure.getMessage());
+            damaged.close();
+        }
+    }
+
     /** Writes the records and finishes the partition; the writer is closed, the data stays. */
     private static RegisteredPartition writeFinished(ShuffleFixture shuffle) throws Exception {
         RegisteredPartition partition = shuffle.registerPartition(PartitionType.BLOCKING, SUBPARTITIONS, 0);
