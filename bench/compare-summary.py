@@ -4,7 +4,7 @@
 Reads OUT_DIR/round-N/*.log (lines "name key=value ..."; '#' lines are context) and prints, per compared
 figure, min/median/max of each side over the rounds, the per-round ratio (both sides of a ratio are measured
 in the same round, one right after the other), its min/median/max and spread, and a verdict against the
-issue-13 target that says "too noisy" when the spread does not allow one.
+figure's target ratio (ROWS below) that says "too noisy" when the spread does not allow one.
 
 Usage: compare-summary.py OUT_DIR [NOISE]             the table
        compare-summary.py OUT_DIR [NOISE] --noisy     the figure groups whose ratio spread exceeds NOISE

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sluice next to Apache Flink with TLS on both sides (issue 9): bulk and 100-byte records per TLS mode, through
+# Sluice next to Apache Flink with TLS on both sides: bulk and 100-byte records per TLS mode, through
 # the external Flink harness (PEER_DIR/run.sh with SSL=MODE). The plain comparison is bench/compare-with-flink.sh.
 #
-# Runs Sluice's JMH scenarios (shuffle-tests/target/sluice-bench.jar jmh) and the Flink peer harness
+# Runs Sluice's JMH scenarios (sluice-bench/target/sluice-bench.jar jmh) and the Flink peer harness
 # ($PEER_DIR/run.sh, which measures Flink's own network stack and raw Netty/NIO loopback) one
 # after the other, ROUNDS times, swapping which goes first each round so drift hits both alike.
 # Then prints, per figure, the median over the rounds and the ratio Sluice/Flink.
@@ -26,7 +26,7 @@ LINKS="${LINKS:-tcp}"
 SSL_MODES="${SSL:-}"
 JAVA="${JAVA:-java}"
 OUT_DIR="${OUT_DIR:-$ROOT/target/compare-$(date -u +%Y%m%dT%H%M%SZ)}"
-JAR="$ROOT/shuffle-tests/target/sluice-bench.jar"
+JAR="$ROOT/sluice-bench/target/sluice-bench.jar"
 # The same JVM flags as the peer harness uses for every Flink figure.
 JVM_FLAGS="-Xms2g -Xmx2g -XX:MaxDirectMemorySize=2g -XX:+UseG1GC \
 --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
@@ -35,7 +35,7 @@ JVM_FLAGS="-Xms2g -Xmx2g -XX:MaxDirectMemorySize=2g -XX:+UseG1GC \
 [[ -x "$PEER_DIR/run.sh" ]] || { echo "no Flink peer harness at $PEER_DIR/run.sh (set PEER_DIR)" >&2; exit 2; }
 if [[ ! -f "$JAR" ]]; then
   echo "# building $JAR" >&2
-  (cd "$ROOT" && mvn -B -q install -DskipTests)
+  (cd "$ROOT" && mvn -B -q -pl sluice-bench -am package -DskipTests)
 fi
 mkdir -p "$OUT_DIR"
 

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Sluice next to Apache Flink 2.3.0 (and raw Netty) on this machine, in one run.
 #
-# Both sides come from this repository: Sluice's JMH suite (shuffle-tests/target/sluice-bench.jar jmh) and its
+# Both sides come from this repository: Sluice's JMH suite (sluice-bench/target/sluice-bench.jar jmh) and its
 # one-way latency figure (sluice-bench latency, the Flink peer's shape), and
 # bench/flink-peer (Flink's network stack driven through its production path, plus raw Netty loopback).
 # The run goes figure group by figure group: each group measures Sluice's scenario and the Flink (and raw
 # Netty) figures right after each other, swapping which side goes first every round, so a swing of the
 # machine's load hits both sides of a ratio alike. After ROUNDS rounds, the groups whose Sluice/Flink ratio
 # still spreads more than NOISE get more rounds, up to MAX_ROUNDS. The summary gives per figure the
-# min/median/max of each side, of the per-round ratio and its spread, and a verdict against the issue-13
-# target, or "too noisy to conclude". Each JVM is pinned to the same cores (CPUS) when taskset allows.
+# min/median/max of each side, of the per-round ratio and its spread, and a verdict against the figure's
+# target ratio (bench/compare-summary.py, ROWS), or "too noisy to conclude". Each JVM is pinned to the same cores (CPUS) when taskset allows.
 #
 # Usage:   bench/compare-with-flink.sh              (builds the Sluice jar and bench/flink-peer if missing)
 #          nice -n 10 bench/compare-with-flink.sh   on a shared machine
@@ -59,7 +59,7 @@ PEER_DIR="${PEER_DIR:-}"  # the external Flink harness (a directory with run.sh)
 PEER_ONLY="${PEER_ONLY:-bulk|records.long.1w|records.b100|latency|raw}"
 PEER_BUILD_DIR="${PEER_BUILD_DIR:-$ROOT/target/external-peer-build}" # its own copy: other runs may use the default
 OUT_DIR="${OUT_DIR:-$ROOT/target/compare-$(date -u +%Y%m%dT%H%M%SZ)}"
-SLUICE_JAR="$ROOT/shuffle-tests/target/sluice-bench.jar"
+SLUICE_JAR="$ROOT/sluice-bench/target/sluice-bench.jar"
 PEER_HOME="$ROOT/bench/flink-peer"
 PEER_CP="$PEER_HOME/target/flink-peer.jar:$PEER_HOME/target/lib/*"
 # The same JVM flags for every JVM of both sides (those of the external peer harness).
@@ -86,7 +86,7 @@ fi
 # --- build what is missing (never "mvn install": the local repository is shared) -----------------------
 if [[ ! -f "$SLUICE_JAR" ]]; then
   echo "# building $SLUICE_JAR" >&2
-  (cd "$ROOT" && mvn -B -q -pl shuffle-tests -am package -DskipTests)
+  (cd "$ROOT" && mvn -B -q -pl sluice-bench -am package -DskipTests)
 fi
 if [[ ! -f "$PEER_HOME/target/flink-peer.jar" ]]; then
   echo "# building bench/flink-peer (downloads Flink 2.3.0 once)" >&2

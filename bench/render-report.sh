@@ -4,7 +4,7 @@
 #   bench/render-report.sh REPORT.html [SCREENSHOT.png]
 #
 # Without a report, it makes one first with a short run of the bench jar (build it with
-# 'mvn -o -q -pl shuffle-tests -am package -DskipTests'):
+# 'mvn -o -q -pl sluice-bench -am package -DskipTests'):
 #   bench/render-report.sh --run [SCREENSHOT.png]
 # Needs Debian's chromium package (apt-get install -y chromium). The page has no script and loads nothing, so
 # Chromium runs with networking features off.
@@ -21,7 +21,7 @@ screenshot="${2:-${report%.html}.png}"
 if [[ "$report" == "--run" ]]; then
   report="$(mktemp -d)/sluice-report.html"
   screenshot="${2:-${report%.html}.png}"
-  jar="$root/shuffle-tests/target/sluice-bench.jar"
+  jar="$root/sluice-bench/target/sluice-bench.jar"
   [[ -f "$jar" ]] || { echo "render-report.sh: $jar is missing; build it first (see the header)" >&2; exit 2; }
   java -jar "$jar" --producers 4 --consumers 4 --bytes 2g --progress off --report "$report" >&2
 fi

@@ -1,7 +1,5 @@
 package io.sluice.api;
 
-import java.util.Locale;
-
 /**
  * Reads and prints byte sizes the way Sluice's configuration writes them: a whole number with an
  * optional binary unit, case-insensitive: {@code 4096}, {@code 512b}, {@code 32k}, {@code 32kb},
@@ -30,18 +28,14 @@ public final class ByteSizes {
      *     text, says what is wrong and lists {@link #FORMS}
      */
     public static long parse(String text) {
-        String lower = text.trim().toLowerCase(Locale.ROOT);
-        int digitsEnd = 0;
-        while (digitsEnd < lower.length() && Character.isDigit(lower.charAt(digitsEnd))) {
-            digitsEnd++;
-        }
-        if (digitsEnd == 0) {
+        NumberWithUnit parts = NumberWithUnit.split(text);
+        if (parts == null) {
             throw notASize(text, "no leading number");
         }
-        int shift = shiftOf(text, lower.substring(digitsEnd).trim());
+        int shift = shiftOf(text, parts.unit());
         long number;
         try {
-            number = Long.parseLong(lower.substring(0, digitsEnd));
+            number = Long.parseLong(parts.digits());
         } catch (NumberFormatException e) {
             throw notASize(text, "more than 2^63-1 bytes");
         }

@@ -53,13 +53,17 @@ public final class ConfigOption<T> {
         return type.format(Objects.requireNonNull(value, key));
     }
 
-    /** @return empty when {@code value} is allowed, else a line naming the key, the value, and what is required */
-    Optional<String> problemWith(T value) {
+    /**
+     * @param text the value as configured, quoted in the problem; null to print {@code value} instead
+     * @return empty when {@code value} is allowed, else a line naming the key, the value, and the allowed range
+     */
+    Optional<String> problemWith(T value, String text) {
         Optional<String> requirement = rule.check(value);
         if (requirement.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(key + ": invalid value '" + format(value) + "'; " + requirement.get());
+        return Optional.of(key + ": invalid value '" + (text != null ? text : format(value)) + "'; "
+                + requirement.get());
     }
 
     /** @return the key */

@@ -30,21 +30,25 @@ interface ConfigValueRule<T> {
                 ? Optional.empty() : Optional.of("must be between " + min + " and " + max);
     }
 
-    /** @return a rule that allows {@code value >= min} */
-    static <N extends Number> ConfigValueRule<N> atLeast(long min) {
-        return value -> value.longValue() >= min ? Optional.empty() : Optional.of("must be >= " + min);
-    }
-
-    /** @return a rule that allows durations longer than zero */
-    static ConfigValueRule<Duration> positiveDuration() {
-        return value -> value.isZero() || value.isNegative()
-                ? Optional.of("must be > 0") : Optional.empty();
+    /** @return a rule that allows byte sizes {@code min <= value <= max}, printed as sizes ({@link ByteSizes}) */
+    static ConfigValueRule<Long> bytesBetween(long min, long max) {
+        return value -> value >= min && value <= max
+                ? Optional.empty() : Optional.of("must be between " + ByteSizes.format(min) + " and "
+                        + ByteSizes.format(max));
     }
 
     /** @return a rule that allows {@code min <= value <= max} */
     static ConfigValueRule<Duration> durationBetween(Duration min, Duration max) {
         return value -> value.compareTo(min) >= 0 && value.compareTo(max) <= 0
                 ? Optional.empty() : Optional.of("must be between " + Durations.format(min) + " and "
+                        + Durations.format(max));
+    }
+
+    /** @return a rule that allows zero, and {@code min <= value <= max} */
+    static ConfigValueRule<Duration> zeroOrDurationBetween(Duration min, Duration max) {
+        ConfigValueRule<Duration> range = durationBetween(min, max);
+        return value -> value.isZero() || range.check(value).isEmpty()
+                ? Optional.empty() : Optional.of("must be 0 or between " + Durations.format(min) + " and "
                         + Durations.format(max));
     }
 

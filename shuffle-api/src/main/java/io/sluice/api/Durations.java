@@ -2,7 +2,6 @@ package io.sluice.api;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.Locale;
 
 /**
  * Reads and prints durations the way Sluice's configuration writes them: a whole number with an
@@ -30,17 +29,13 @@ public final class Durations {
      *     message quotes the text, says what is wrong and lists {@link #FORMS}
      */
     public static Duration parse(String text) {
-        String lower = text.trim().toLowerCase(Locale.ROOT);
-        int digitsEnd = 0;
-        while (digitsEnd < lower.length() && Character.isDigit(lower.charAt(digitsEnd))) {
-            digitsEnd++;
-        }
-        if (digitsEnd == 0) {
+        NumberWithUnit parts = NumberWithUnit.split(text);
+        if (parts == null) {
             throw notADuration(text, "no leading number");
         }
-        ChronoUnit unit = unitOf(text, lower.substring(digitsEnd).trim());
+        ChronoUnit unit = unitOf(text, parts.unit());
         try {
-            return Duration.of(Long.parseLong(lower.substring(0, digitsEnd)), unit);
+            return Duration.of(Long.parseLong(parts.digits()), unit);
         } catch (ArithmeticException | NumberFormatException e) {
             throw notADuration(text, "too long");
         }

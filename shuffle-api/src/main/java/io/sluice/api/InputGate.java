@@ -146,6 +146,21 @@ public interface InputGate extends AutoCloseable {
         return new GateMetrics(toString(), System.nanoTime(), numberOfInputChannels(), 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
+    /**
+     * Names a channel for error messages, such as the {@link ShuffleException} a {@link RecordReader} throws when
+     * the channel's stream is corrupt or ends inside a record. Any thread; cheap, but meant for failures, not for
+     * every record.
+     *
+     * <p>An addition to the original interface; the default says {@code "channel <index>"}, the environment's gates
+     * add the gate's owner, the partition and subpartition the channel reads, and its producer.
+     *
+     * @param channelIndex a channel of this gate
+     * @return a description that starts with {@code "channel <index>"}
+     */
+    default String describeChannel(int channelIndex) {
+        return "channel " + channelIndex;
+    }
+
     /** Cancels the requests and returns every buffer; idempotent. */
     @Override
     void close();

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why there is no atomic instruction per record: for close() on another thread to learn whether
  * a next() is under way before it recycled that call's buffers, each next() would need a store-load
- * fence (it had a compare-and-swap, a third of the consumer's time per 8-byte record in the
- * many-channel shape). Instead the held buffers never change hands: close() on another thread only
+ * fence, and a compare-and-swap per record is a large share of the consumer's time per 8-byte record
+ * (the consumer's CPU line of the JMH benchmark {@code ManyChannelsBenchmark.records} shows that time).
+ * Instead the held buffers never change hands: close() on another thread only
  * closes the gate (which recycles what is queued there and wakes a waiting next()) and sets
  * {@code closing}; the consumer's thread recycles what it holds at its next call, which then throws.
  * The only fence left is the one a thread pays when it calls next() for the first time
@@ -95,7 +96,7 @@ public final class RecordReader implements AutoCloseable {
         int channels = gate.numberOfInputChannels();
         deserializers = new ChannelDeserializer[channels];
         for (int i = 0; i < channels; i++) {
-            deserializers[i] = new ChannelDeserializer(i);
+            deserializers[i] = new ChannelDeserializer(i, gate);
         }
     }
 
@@ -126,8 +127,9 @@ public final class RecordReader implements AutoCloseable {
     /**
      * The common case, kept small enough for the JIT to inline into the caller's loop: the next record lies whole
      * (length and body) in the buffer being read. Reads with int fields, not the buffer's position and its checked
-     * setter and getters. Consumer CPU per 8-byte record in alternated pairs (docs/benchmarks.md, sessions 17 and
-     * 19): int positions 14.4 -> 13.9 ns, this method 12.9 -> 10.7, the two checks below made asserts 14.2 -> 12.5.
+     * setter and getters, and asserts the two facts below instead of testing them per record, because for small
+     * records this bookkeeping is a large share of the consumer's CPU: the consumer thread's nanoseconds per record
+     * in the CPU line of the JMH benchmark {@code RecordThroughputBenchmark.records} ({@code -p recordBytes=8}).
      *
      * <p>Two things hold whenever a buffer is being read, so they are asserted, not tested per record: no buffer is
      * handed out ({@code releaseCurrent} hands one out only as it lets the buffer being read go), and the channel's

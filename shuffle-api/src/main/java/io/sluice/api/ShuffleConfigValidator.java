@@ -69,7 +69,7 @@ public final class ShuffleConfigValidator {
             problems.add(e.getMessage());
             return false;
         }
-        Optional<String> problem = option.problemWith(value);
+        Optional<String> problem = option.problemWith(value, config.toMap().get(option.key()));
         problem.ifPresent(problems::add);
         return problem.isEmpty();
     }
@@ -79,14 +79,11 @@ public final class ShuffleConfigValidator {
         long segment = config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE);
         String totalKey = ShuffleOptions.MEMORY_TOTAL.key();
         String segmentKey = ShuffleOptions.MEMORY_SEGMENT_SIZE.key();
+        // The ranges keep total / segment far below 2^31; the environment checks the segments it really gets.
         if (total < segment) {
             problems.add(totalKey + ": " + ByteSizes.format(total) + " is less than one segment ("
                     + segmentKey + " = " + ByteSizes.format(segment) + "); raise " + totalKey
                     + " or lower " + segmentKey);
-        } else if (total / segment > Integer.MAX_VALUE) {
-            problems.add(totalKey + ": " + ByteSizes.format(total) + " makes " + total / segment
-                    + " segments of " + ByteSizes.format(segment) + ", more than " + Integer.MAX_VALUE
-                    + "; lower " + totalKey + " or raise " + segmentKey);
         }
         long readMemory = config.get(ShuffleOptions.BLOCKING_READ_MEMORY);
         if (readMemory < segment) {

@@ -1,18 +1,47 @@
 package io.sluice.api;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Every option the library reads, with its default and its allowed range (checked by
- * {@link ShuffleConfigValidator}). Constants only; any thread.
+ * {@link ShuffleConfigValidator}; the range of each is in its Javadoc). Ranges are wide enough for any real use and
+ * narrow enough that no arithmetic on a value overflows downstream; a value outside one is refused when the
+ * configuration is validated, naming the option, the value and the range. Some limits depend on other options and
+ * on the environment (the memory a gate needs against the pool, the network memory against the JVM's direct memory);
+ * the environment checks those when it is created. Constants only; any thread.
  */
 public final class ShuffleOptions {
 
     /** Smallest segment: a buffer must hold at least a record's length and a useful payload. */
     static final long MIN_SEGMENT_SIZE = 4096;
-    /** Largest segment: a segment is one int-indexed ByteBuffer; 1g keeps well clear of 2^31. */
-    static final long MAX_SEGMENT_SIZE = 1L << 30;
+    /**
+     * Largest segment: far above any useful buffer size, and small enough that the transport's write limit of 16
+     * segments stays an int.
+     */
+    static final long MAX_SEGMENT_SIZE = 64L << 20;
+    /** Most memory any byte-size option may name: no machine gives one environment more. */
+    static final long MAX_MEMORY = 1L << 40;
+    /**
+     * Most exclusive buffers per channel, and most floating buffers per gate: 2 and 8 are the defaults, and a few
+     * hundred already cover links with a large bandwidth-delay product.
+     */
+    static final int MAX_BUFFERS_PER_CHANNEL_OR_GATE = 1 << 16;
+    /**
+     * Most event-loop threads of one kind: more than cores only queue on the same cores, and each thread opens a
+     * selector (file descriptors) when the environment starts.
+     */
+    static final int MAX_EVENT_LOOP_THREADS = Math.max(256, 4 * Runtime.getRuntime().availableProcessors());
+    /**
+     * Shortest timeout or backoff: they are counted in milliseconds downstream, where less would be 0, which means
+     * "never" to Netty's connect and handshake timeouts.
+     */
+    static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+    /** Longest duration of any option: a longer wait or interval makes no sense for a shuffle. */
+    static final Duration MAX_DURATION = Duration.ofDays(1);
     /**
      * Longest spin a consumer may be configured to: a wake-up costs tens of microseconds, so a longer spin only
      * burns a core.
@@ -21,49 +50,68 @@ public final class ShuffleOptions {
     /** Largest TCP port. */
     private static final int MAX_PORT = 65535;
 
-    /** Class name of the {@link ShuffleServiceFactory} that {@link ShuffleServiceLoader} returns. */
+    /**
+     * Class name of the {@link ShuffleServiceFactory} that {@link ShuffleServiceLoader} returns. Range: not blank;
+     * {@link ShuffleServiceLoader#load} refuses a class it cannot find, load or instantiate, or that is not a
+     * factory.
+     */
     public static final ConfigOption<String> SHUFFLE_SERVICE_FACTORY_CLASS = new ConfigOption<>(
             "shuffle-service-factory.class", "io.sluice.netty.NettyShuffleServiceFactory",
             "Class name of the ShuffleServiceFactory to load.",
             ConfigValueType.STRING, ConfigValueRule.notBlank());
 
-    /** Network memory of one environment, in bytes. */
+    /**
+     * Network memory of one environment, in bytes. Range: 4k to 1t; the environment also needs at least two segments
+     * (a partition of one subpartition), with a transport at least {@link #BUFFERS_PER_CHANNEL} +
+     * {@link #FLOATING_BUFFERS_PER_GATE} segments (a gate of one remote channel), at most 2^31-1 segments, and no
+     * more than the JVM's direct memory limit ({@code -XX:MaxDirectMemorySize}), since it is allocated at creation.
+     */
     public static final ConfigOption<Long> MEMORY_TOTAL = new ConfigOption<>(
             "shuffle.memory.total", 64L << 20,
             "Network memory of one environment; it is cut into memory.total / segment-size segments.",
-            ConfigValueType.BYTES, ConfigValueRule.atLeast(1));
+            ConfigValueType.BYTES, ConfigValueRule.bytesBetween(MIN_SEGMENT_SIZE, MAX_MEMORY));
 
-    /** Size of one memory segment (one network buffer), in bytes. */
+    /** Size of one memory segment (one network buffer), in bytes. Range: 4k to 64m, and at most memory.total. */
     public static final ConfigOption<Long> MEMORY_SEGMENT_SIZE = new ConfigOption<>(
             "shuffle.memory.segment-size", 32L << 10,
             "Size of one memory segment, i.e. of one network buffer.",
-            ConfigValueType.BYTES, ConfigValueRule.between(MIN_SEGMENT_SIZE, MAX_SEGMENT_SIZE));
+            ConfigValueType.BYTES, ConfigValueRule.bytesBetween(MIN_SEGMENT_SIZE, MAX_SEGMENT_SIZE));
 
-    /** Exclusive buffers of one remote input channel. */
+    /**
+     * Exclusive buffers of one remote input channel. Range: 1 to 65536; with {@link #FLOATING_BUFFERS_PER_GATE}, at
+     * most the environment's segments (checked when an environment with a transport is created), and a gate of
+     * many channels needs channels x this + the floating buffers (checked at the gate's setup).
+     */
     public static final ConfigOption<Integer> BUFFERS_PER_CHANNEL = new ConfigOption<>(
             "shuffle.buffers-per-channel", 2,
             "Exclusive buffers of a remote input channel (its initial credit).",
-            ConfigValueType.INT, ConfigValueRule.atLeast(1));
+            ConfigValueType.INT, ConfigValueRule.between(1, MAX_BUFFERS_PER_CHANNEL_OR_GATE));
 
-    /** Buffers one input gate shares among its channels on demand. */
+    /**
+     * Buffers one input gate shares among its channels on demand. Range: 0 to 65536; with
+     * {@link #BUFFERS_PER_CHANNEL}, at most the environment's segments (see there).
+     */
     public static final ConfigOption<Integer> FLOATING_BUFFERS_PER_GATE = new ConfigOption<>(
             "shuffle.floating-buffers-per-gate", 8,
             "Floating buffers of an input gate, lent to the channels with the largest backlog.",
-            ConfigValueType.INT, ConfigValueRule.atLeast(0));
+            ConfigValueType.INT, ConfigValueRule.between(0, MAX_BUFFERS_PER_CHANNEL_OR_GATE));
 
-    /** Producer-side cap on the buffers one subpartition may hold. */
+    /** Producer-side cap on the buffers one subpartition may hold. Range: 1 to 2147483647 (no cap). */
     public static final ConfigOption<Integer> MAX_BUFFERS_PER_SUBPARTITION = new ConfigOption<>(
             "shuffle.max-buffers-per-subpartition", 10,
             "Producer-side cap on the buffers one subpartition may hold; above it the partition's availableFuture() stays incomplete.",
-            ConfigValueType.INT, ConfigValueRule.atLeast(1));
+            ConfigValueType.INT, ConfigValueRule.between(1, Integer.MAX_VALUE));
 
-    /** Longest time data may sit in a partly filled buffer; 0 flushes after every record. */
+    /**
+     * Longest time data may sit in a partly filled buffer; 0 flushes after every record. Range: 0, or 1 ms to 1 day
+     * (the flusher ticks at most every millisecond; below that it would spin).
+     */
     public static final ConfigOption<Duration> OUTPUT_FLUSH_INTERVAL = new ConfigOption<>(
             "shuffle.output.flush-interval", Duration.ofMillis(100),
             "Longest time data may wait in a partly filled buffer before it is sent; 0 = flush after every record.",
-            ConfigValueType.DURATION, ConfigValueRule.any());
+            ConfigValueType.DURATION, ConfigValueRule.zeroOrDurationBetween(MIN_TIMEOUT, MAX_DURATION));
 
-    /** Longest a spin of a consumer that waits for data lasts before it parks; 0 never spins. */
+    /** Longest a spin of a consumer that waits for data lasts before it parks; 0 never spins. Range: 0 to 10 ms. */
     public static final ConfigOption<Duration> INPUT_SPIN_WAIT = new ConfigOption<>(
             "shuffle.input.spin-wait", Duration.ZERO,
             "How long a consumer thread that finds its gate empty spins on its core, watching for data, before it "
@@ -73,131 +121,175 @@ public final class ShuffleOptions {
                     + "InputGate.getNext() (and RecordReader), not to a consumer that waits on availableFuture().",
             ConfigValueType.DURATION, ConfigValueRule.durationBetween(Duration.ZERO, MAX_SPIN_WAIT));
 
-    /** Netty transport: auto, nio, epoll or local (in-JVM). */
+    /**
+     * Whether a consumer reads a producer of its own environment in-process; false sends those reads through the
+     * transport like any other producer's (for testing the transport with one environment). Range: true or false.
+     */
+    public static final ConfigOption<Boolean> INPUT_LOCAL_CHANNELS = new ConfigOption<>(
+            "shuffle.input.local-channels", true,
+            "Whether a consumer reads a producer of its own environment in-process (no network, no copy); false "
+                    + "reads it over the transport (shuffle.netty.transport) like a producer of another environment, "
+                    + "and the environment then serves a data port even when created for local communication only. "
+                    + "For testing the transport with one environment.",
+            ConfigValueType.BOOLEAN, ConfigValueRule.any());
+
+    /** Netty transport: auto, nio, epoll or local (in-JVM). Range: one of those four. */
     public static final ConfigOption<String> NETTY_TRANSPORT = new ConfigOption<>(
             "shuffle.netty.transport", "auto",
             "Netty transport: auto (epoll where available, else nio), nio, epoll, or local (in-JVM).",
             ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("auto", "nio", "epoll", "local")));
 
-    /** Data port of the environment; 0 picks any free port. */
+    /** Data port of the environment; 0 picks any free port. Range: 0 to 65535. */
     public static final ConfigOption<Integer> NETTY_PORT = new ConfigOption<>(
             "shuffle.netty.port", 0,
             "Data port the environment listens on; 0 = any free port.",
             ConfigValueType.INT, ConfigValueRule.between(0, MAX_PORT));
 
-    /** Server event-loop threads; 0 means one per core. */
+    /**
+     * Server event-loop threads; 0 means one per core. Range: 0 to 256, or to 4 x the number of cores where that is
+     * more.
+     */
     public static final ConfigOption<Integer> NETTY_SERVER_THREADS = new ConfigOption<>(
             "shuffle.netty.server-threads", 0,
             "Event-loop threads of the data server; 0 = number of cores.",
-            ConfigValueType.INT, ConfigValueRule.atLeast(0));
+            ConfigValueType.INT, ConfigValueRule.between(0, MAX_EVENT_LOOP_THREADS));
 
-    /** Client event-loop threads; 0 means one per core. */
+    /**
+     * Client event-loop threads; 0 means one per core. Range: 0 to 256, or to 4 x the number of cores where that is
+     * more.
+     */
     public static final ConfigOption<Integer> NETTY_CLIENT_THREADS = new ConfigOption<>(
             "shuffle.netty.client-threads", 0,
             "Event-loop threads of the data client; 0 = number of cores.",
-            ConfigValueType.INT, ConfigValueRule.atLeast(0));
+            ConfigValueType.INT, ConfigValueRule.between(0, MAX_EVENT_LOOP_THREADS));
 
-    /** How long a consumer waits for a connection to a producer. */
+    /** How long a consumer waits for a connection to a producer. Range: 1 ms to 1 day. */
     public static final ConfigOption<Duration> NETTY_CONNECT_TIMEOUT = new ConfigOption<>(
             "shuffle.netty.connect-timeout", Duration.ofSeconds(10),
             "How long a consumer waits for a connection to a producer to open.",
-            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
 
-    /** How long starting an environment waits for its data server to come up. */
+    /** How long starting an environment waits for its data server to come up. Range: 1 ms to 1 day. */
     public static final ConfigOption<Duration> NETTY_BIND_TIMEOUT = new ConfigOption<>(
             "shuffle.netty.bind-timeout", Duration.ofSeconds(30),
             "How long start() waits for the data server's event loop to register and bind it; past it start() fails.",
-            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
 
-    /** First wait before a request for a not yet registered partition is retried. */
+    /**
+     * First wait before a request for a not yet registered partition is retried. Range: 1 ms to 1 day, and at most
+     * {@link #PARTITION_REQUEST_MAX_BACKOFF}.
+     */
     public static final ConfigOption<Duration> PARTITION_REQUEST_INITIAL_BACKOFF = new ConfigOption<>(
             "shuffle.partition-request.initial-backoff", Duration.ofMillis(100),
             "First wait before a request for a partition that is not registered yet is retried; doubles per retry.",
-            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
 
-    /** Longest wait between retries; past it the request fails with PartitionNotFoundException. */
+    /**
+     * Longest wait between retries; past it the request fails with PartitionNotFoundException. Range: 1 ms to 1 day,
+     * and at least {@link #PARTITION_REQUEST_INITIAL_BACKOFF}.
+     */
     public static final ConfigOption<Duration> PARTITION_REQUEST_MAX_BACKOFF = new ConfigOption<>(
             "shuffle.partition-request.max-backoff", Duration.ofSeconds(10),
             "Longest wait between partition request retries; once reached, the request fails with PartitionNotFoundException.",
-            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
 
-    /** Whether every data connection uses TLS with mutual authentication. */
+    /** Whether every data connection uses TLS with mutual authentication. Range: true or false. */
     public static final ConfigOption<Boolean> SSL_ENABLED = new ConfigOption<>(
             "shuffle.security.ssl.enabled", false,
             "TLS with mutual authentication on every data connection (TCP transports; local is exempt).",
             ConfigValueType.BOOLEAN, ConfigValueRule.any());
 
-    /** This environment's private key and certificate chain. */
+    /**
+     * This environment's private key and certificate chain. Range: any text; with TLS enabled, a readable keystore
+     * file (checked when the environment is created).
+     */
     public static final ConfigOption<String> SSL_KEYSTORE = new ConfigOption<>(
             "shuffle.security.ssl.keystore", "",
             "File with this environment's private key and certificate chain; PKCS12 or JKS, the type is detected from the file.",
             ConfigValueType.STRING, ConfigValueRule.any());
 
-    /** Password of the keystore file. */
+    /** Password of the keystore file. Range: any text; with TLS enabled, the one that opens the keystore. */
     public static final ConfigOption<String> SSL_KEYSTORE_PASSWORD = new ConfigOption<>(
             "shuffle.security.ssl.keystore-password", "",
             "Password of the keystore file.",
             ConfigValueType.STRING, ConfigValueRule.any());
 
-    /** Password of the private key; empty means the keystore's password. */
+    /** Password of the private key; empty means the keystore's password. Range: any text. */
     public static final ConfigOption<String> SSL_KEY_PASSWORD = new ConfigOption<>(
             "shuffle.security.ssl.key-password", "",
             "Password of the private key in the keystore; empty = the keystore password.",
             ConfigValueType.STRING, ConfigValueRule.any());
 
-    /** The certificates of the CAs whose peers are trusted. */
+    /**
+     * The certificates of the CAs whose peers are trusted. Range: any text; with TLS enabled, a readable truststore
+     * file (checked when the environment is created).
+     */
     public static final ConfigOption<String> SSL_TRUSTSTORE = new ConfigOption<>(
             "shuffle.security.ssl.truststore", "",
             "File with the certificates of the CAs whose peers are trusted; PKCS12 or JKS.",
             ConfigValueType.STRING, ConfigValueRule.any());
 
-    /** Password of the truststore file. */
+    /** Password of the truststore file. Range: any text; with TLS enabled, the one that opens the truststore. */
     public static final ConfigOption<String> SSL_TRUSTSTORE_PASSWORD = new ConfigOption<>(
             "shuffle.security.ssl.truststore-password", "",
             "Password of the truststore file.",
             ConfigValueType.STRING, ConfigValueRule.any());
 
-    /** TLS engine: the JDK's, or OpenSSL (BoringSSL through netty-tcnative). */
+    /** TLS engine: the JDK's, or OpenSSL (BoringSSL through netty-tcnative). Range: jdk or openssl. */
     public static final ConfigOption<String> SSL_PROVIDER = new ConfigOption<>(
             "shuffle.security.ssl.provider", "jdk",
             "TLS engine: jdk, or openssl (BoringSSL through io.netty:netty-tcnative-boringssl-static on the class path).",
             ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("jdk", "openssl")));
 
-    /** Longest time a TLS handshake may take before the connection is refused. */
+    /** Longest time a TLS handshake may take before the connection is refused. Range: 1 ms to 1 day. */
     public static final ConfigOption<Duration> SSL_HANDSHAKE_TIMEOUT = new ConfigOption<>(
             "shuffle.security.ssl.handshake-timeout", Duration.ofSeconds(10),
             "Longest time a TLS handshake may take; a peer that has not finished it by then is refused.",
-            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
 
-    /** A connection with nothing else to send sends a heartbeat this often. */
+    /**
+     * A connection with nothing else to send sends a heartbeat this often. Range: 1 ms to 1 day, and shorter than
+     * {@link #NETTY_HEARTBEAT_TIMEOUT}.
+     */
     public static final ConfigOption<Duration> NETTY_HEARTBEAT_INTERVAL = new ConfigOption<>(
             "shuffle.netty.heartbeat-interval", Duration.ofSeconds(10),
             "A connection that had nothing else to send for this long sends a small heartbeat frame.",
-            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
 
-    /** A connection on which no complete frame arrives for this long is closed. */
+    /**
+     * A connection on which no complete frame arrives for this long is closed. Range: 1 ms to 1 day, and longer than
+     * {@link #NETTY_HEARTBEAT_INTERVAL}.
+     */
     public static final ConfigOption<Duration> NETTY_HEARTBEAT_TIMEOUT = new ConfigOption<>(
             "shuffle.netty.heartbeat-timeout", Duration.ofSeconds(60),
             "A connection on which no complete frame arrived for this long is closed (dead peer, stalled or slow-drip connection); its channels fail with TransportException.",
-            ConfigValueType.DURATION, ConfigValueRule.positiveDuration());
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
 
-    /** Directories for the files of blocking partitions; empty means java.io.tmpdir. */
+    /**
+     * Directories for the files of blocking partitions; empty means java.io.tmpdir. Range: any text; each listed
+     * directory must be a valid path, and the environment must be able to create and write its directory there
+     * (checked when the environment is created).
+     */
     public static final ConfigOption<String> TMP_DIRS = new ConfigOption<>(
             "shuffle.tmp-dirs", "",
             "Comma-separated directories for the files of blocking partitions (one environment directory under each, "
                     + "used round-robin); empty = java.io.tmpdir.",
             ConfigValueType.STRING, ConfigValueRule.any());
 
-    /** Memory one environment uses to read blocking partitions, all readers together. */
+    /**
+     * Memory one environment uses to read blocking partitions, all readers together. Range: one segment
+     * ({@link #MEMORY_SEGMENT_SIZE}) to 1t.
+     */
     public static final ConfigOption<Long> BLOCKING_READ_MEMORY = new ConfigOption<>(
             "shuffle.blocking.read-memory", 32L << 20,
             "Memory one environment uses to read blocking partitions from disk, shared by all readers; at least one "
                     + "segment.",
-            ConfigValueType.BYTES, ConfigValueRule.atLeast(1));
+            ConfigValueType.BYTES, ConfigValueRule.bytesBetween(1, MAX_MEMORY));
 
     /**
      * The most network memory one blocking partition gathers before it writes a region to disk; borrowed from the
-     * environment's spare network memory, given back early when others need it.
+     * environment's spare network memory, given back early when others need it. Range: 1 byte to 1t (less than a
+     * segment means regions of a pipelined partition's pool).
      */
     public static final ConfigOption<Long> BLOCKING_WRITE_MEMORY = new ConfigOption<>(
             "shuffle.blocking.write-memory", 16L << 20,
@@ -205,11 +297,12 @@ public final class ShuffleOptions {
                     + "disk as one region: larger regions mean longer sequential reads and writes. Borrowed from the "
                     + "memory no other pool needs (a partition always gets its subpartitions + 1 buffers) and given "
                     + "back early, by writing the region, when another pool or gate needs it.",
-            ConfigValueType.BYTES, ConfigValueRule.atLeast(1));
+            ConfigValueType.BYTES, ConfigValueRule.bytesBetween(1, MAX_MEMORY));
 
     /**
      * How a blocking partition's data reaches a TCP connection without TLS or compression: sendfile from the file
-     * (always), through the read memory (never), or sendfile only to consumers on other hosts (auto).
+     * (always), through the read memory (never), or sendfile only to consumers on other hosts (auto). Range: auto,
+     * always or never.
      */
     public static final ConfigOption<String> BLOCKING_ZERO_COPY = new ConfigOption<>(
             "shuffle.blocking.zero-copy", "auto",
@@ -221,7 +314,7 @@ public final class ShuffleOptions {
 
     /**
      * Whether each buffer a blocking partition stores carries a CRC32C that every read of it verifies; its index
-     * records always carry theirs.
+     * records always carry theirs. Range: true or false.
      */
     public static final ConfigOption<Boolean> BLOCKING_CHECKSUMS = new ConfigOption<>(
             "shuffle.blocking.checksums", true,
@@ -232,22 +325,14 @@ public final class ShuffleOptions {
                     + "always checked.",
             ConfigValueType.BOOLEAN, ConfigValueRule.any());
 
-    /** Codec for data buffers on the wire and on disk: none or lz4. */
+    /** Codec for data buffers on the wire and on disk. Range: none or lz4. */
     public static final ConfigOption<String> COMPRESSION_CODEC = new ConfigOption<>(
             "shuffle.compression.codec", "none",
             "Compression of data buffers on the wire and on disk: none or lz4; both ends of a connection must agree.",
             ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("none", "lz4")));
 
-    private static final List<ConfigOption<?>> ALL = List.of(
-            SHUFFLE_SERVICE_FACTORY_CLASS, MEMORY_TOTAL, MEMORY_SEGMENT_SIZE, BUFFERS_PER_CHANNEL,
-            FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_SUBPARTITION, OUTPUT_FLUSH_INTERVAL, INPUT_SPIN_WAIT,
-            NETTY_TRANSPORT, NETTY_PORT, NETTY_SERVER_THREADS, NETTY_CLIENT_THREADS,
-            NETTY_CONNECT_TIMEOUT, NETTY_BIND_TIMEOUT, PARTITION_REQUEST_INITIAL_BACKOFF, PARTITION_REQUEST_MAX_BACKOFF,
-            SSL_ENABLED, SSL_KEYSTORE, SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE,
-            SSL_TRUSTSTORE_PASSWORD, SSL_PROVIDER, SSL_HANDSHAKE_TIMEOUT,
-            NETTY_HEARTBEAT_INTERVAL, NETTY_HEARTBEAT_TIMEOUT,
-            TMP_DIRS, BLOCKING_READ_MEMORY, BLOCKING_WRITE_MEMORY, BLOCKING_ZERO_COPY, COMPRESSION_CODEC,
-            BLOCKING_CHECKSUMS);
+    /** Every public constant of this class, in declaration order: an option added above cannot be left out. */
+    private static final List<ConfigOption<?>> ALL = declaredOptions();
 
     private ShuffleOptions() {
     }
@@ -255,5 +340,20 @@ public final class ShuffleOptions {
     /** @return every option, in the order of the constants above; unmodifiable */
     public static List<ConfigOption<?>> all() {
         return ALL;
+    }
+
+    private static List<ConfigOption<?>> declaredOptions() {
+        List<ConfigOption<?>> options = new ArrayList<>();
+        for (Field field : ShuffleOptions.class.getDeclaredFields()) {
+            int modifiers = field.getModifiers();
+            if (field.getType() == ConfigOption.class && Modifier.isPublic(modifiers) && Modifier.isStatic(modifiers)) {
+                try {
+                    options.add((ConfigOption<?>) field.get(null));
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException("cannot read option " + field.getName(), e);
+                }
+            }
+        }
+        return List.copyOf(options);
     }
 }

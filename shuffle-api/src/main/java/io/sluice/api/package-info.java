@@ -7,7 +7,8 @@
  * {@link io.sluice.api.InputGate} with {@link io.sluice.api.UnionInputGate} and {@link io.sluice.api.RecordReader},
  * the byte layout of records ({@link io.sluice.api.RecordFraming}), the exceptions, and
  * {@link io.sluice.api.ShuffleMetrics}. The names here are stable; docs/contract.md states the contract in full.
- * This package depends on nothing but the JDK.
+ * This package depends on the JDK and slf4j-api only (for the log lines of {@code RecordReader} and
+ * {@code ShuffleServiceLoader}).
  *
  * <h2>Threads</h2>
  * <ul>

@@ -346,6 +346,36 @@ class RecordReaderTest {
         assertEquals(1, buffer.recycleCount());
     }
 
+    // A length prefix corrupted on disk or on the wire: the reader must not allocate what it declares before the
+    // bytes arrive, and must fail with the API's exception, never an OutOfMemoryError.
+    @Test
+    void corruptLengthDeclaringTwoGigabytes_failsAsATruncatedRecord_withoutAllocatingItsLength() throws Exception {
+        ScriptedInputGate gate = new ScriptedInputGate(1);
+        gate.add(TestBuffer.buffer(0, new byte[] {0x7F, (byte) 0xFF, (byte) 0xFF, 0x00, 1, 2, 3, 4, 5, 6})).finish();
+        RecordReader reader = new RecordReader(gate);
+
+        ShuffleException failure = assertThrows(ShuffleException.class, reader::next);
+
+        assertEquals("Input gate finished, but channel 0 ended inside a record: 6 of its 2147483392 bytes arrived",
+                failure.getMessage());
+        assertEveryBufferRecycledOnce(gate);
+    }
+
+    @Test
+    void corruptLengthAboveTheLargestRecordAReaderCanHold_failsAtOnce_namingTheChannelAndTheLength() throws Exception {
+        ScriptedInputGate gate = new ScriptedInputGate(2);
+        gate.add(TestBuffer.buffer(1, new byte[] {0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 1, 2, 3})).finish();
+        RecordReader reader = new RecordReader(gate);
+
+        ShuffleException failure = assertThrows(ShuffleException.class, reader::next);
+
+        assertTrue(failure.getMessage().startsWith("Corrupt record stream on channel 1: record length 2147483647 "
+                + "exceeds 2147483639 bytes, the largest record a RecordReader can reassemble"),
+                failure.getMessage());
+        reader.close();
+        assertEveryBufferRecycledOnce(gate);
+    }
+
     @Test
     void finishedGate_returnsNullAgainAndAgain() throws Exception {
         ScriptedInputGate gate = new ScriptedInputGate(1);

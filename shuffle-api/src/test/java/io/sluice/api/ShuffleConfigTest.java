@@ -129,6 +129,7 @@ class ShuffleConfigTest {
         assertEquals(List.of("shuffle-service-factory.class", "shuffle.memory.total", "shuffle.memory.segment-size",
                 "shuffle.buffers-per-channel", "shuffle.floating-buffers-per-gate",
                 "shuffle.max-buffers-per-subpartition", "shuffle.output.flush-interval", "shuffle.input.spin-wait",
+                "shuffle.input.local-channels",
                 "shuffle.netty.transport",
                 "shuffle.netty.port", "shuffle.netty.server-threads", "shuffle.netty.client-threads",
                 "shuffle.netty.connect-timeout", "shuffle.netty.bind-timeout",

@@ -2,7 +2,13 @@ package io.sluice.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -31,9 +37,8 @@ class ShuffleConfigValidatorTest {
                 "shuffle.partition-request.initial-backoff", "100000000000000h",
                 "shuffle.partition-request.max-backoff", "1ms"));
 
-        assertEquals(List.of("shuffle.partition-request.initial-backoff: 100000000000000h is greater than"
-                + " shuffle.partition-request.max-backoff = 1ms; lower shuffle.partition-request.initial-backoff or raise"
-                + " shuffle.partition-request.max-backoff"), ShuffleConfigValidator.problems(config));
+        assertEquals(List.of("shuffle.partition-request.initial-backoff: invalid value '100000000000000h'; must be"
+                + " between 1ms and 24h"), ShuffleConfigValidator.problems(config));
     }
 
     @Test
@@ -74,31 +79,74 @@ class ShuffleConfigValidatorTest {
 
     @ParameterizedTest(name = "{0} = {1}")
     @CsvSource(delimiter = '|', value = {
-        "shuffle.memory.total                      | 0      | must be >= 1",
-        "shuffle.memory.segment-size               | 1k     | must be between 4096 and 1073741824",
-        "shuffle.memory.segment-size               | 2g     | must be between 4096 and 1073741824",
-        "shuffle.buffers-per-channel               | 0      | must be >= 1",
-        "shuffle.floating-buffers-per-gate         | -1     | must be >= 0",
-        "shuffle.max-buffers-per-subpartition      | 0      | must be >= 1",
-        "shuffle.netty.transport                   | kqueue | must be one of auto, nio, epoll, local",
-        "shuffle.netty.port                        | 65536  | must be between 0 and 65535",
-        "shuffle.netty.port                        | -1     | must be between 0 and 65535",
-        "shuffle.netty.server-threads              | -2     | must be >= 0",
-        "shuffle.netty.client-threads              | -3     | must be >= 0",
-        "shuffle.netty.connect-timeout             | 0      | must be > 0",
-        "shuffle.partition-request.initial-backoff | 0ms    | must be > 0",
-        "shuffle.partition-request.max-backoff     | 0s     | must be > 0",
-        "shuffle.input.spin-wait                   | 11ms   | must be between 0ms and 10ms",
-        "shuffle-service-factory.class             | ' '    | must not be empty",
+        "shuffle.memory.total                      | 0              | must be between 4k and 1t",
+        "shuffle.memory.total                      | 8192g          | must be between 4k and 1t",
+        "shuffle.memory.segment-size               | 1k             | must be between 4k and 64m",
+        "shuffle.memory.segment-size               | 128m           | must be between 4k and 64m",
+        "shuffle.buffers-per-channel               | 0              | must be between 1 and 65536",
+        "shuffle.buffers-per-channel               | 65537          | must be between 1 and 65536",
+        "shuffle.floating-buffers-per-gate         | -1             | must be between 0 and 65536",
+        "shuffle.floating-buffers-per-gate         | 2147483647     | must be between 0 and 65536",
+        "shuffle.max-buffers-per-subpartition      | 0              | must be between 1 and 2147483647",
+        "shuffle.output.flush-interval             | 200000d        | must be 0 or between 1ms and 24h",
+        "shuffle.output.flush-interval             | 500us          | must be 0 or between 1ms and 24h",
+        "shuffle.netty.transport                   | kqueue         | must be one of auto, nio, epoll, local",
+        "shuffle.netty.port                        | 65536          | must be between 0 and 65535",
+        "shuffle.netty.port                        | -1             | must be between 0 and 65535",
+        "shuffle.netty.server-threads              | -2             | must be between 0 and {threads}",
+        "shuffle.netty.client-threads              | 2147483647     | must be between 0 and {threads}",
+        "shuffle.netty.connect-timeout             | 0              | must be between 1ms and 24h",
+        "shuffle.netty.connect-timeout             | 999us          | must be between 1ms and 24h",
+        "shuffle.netty.bind-timeout                | 1000000000000d | must be between 1ms and 24h",
+        "shuffle.partition-request.initial-backoff | 0ms            | must be between 1ms and 24h",
+        "shuffle.partition-request.max-backoff     | 0s             | must be between 1ms and 24h",
+        "shuffle.partition-request.max-backoff     | 25h            | must be between 1ms and 24h",
+        "shuffle.security.ssl.handshake-timeout    | 2d             | must be between 1ms and 24h",
+        "shuffle.netty.heartbeat-interval          | 0              | must be between 1ms and 24h",
+        "shuffle.netty.heartbeat-timeout           | 200000d        | must be between 1ms and 24h",
+        "shuffle.blocking.read-memory              | 2t             | must be between 1 and 1t",
+        "shuffle.blocking.write-memory             | 0              | must be between 1 and 1t",
+        "shuffle.input.spin-wait                   | 11ms           | must be between 0ms and 10ms",
+        "shuffle-service-factory.class             | ' '            | must not be empty",
     })
-    void valueOutOfRange_isReportedWithTheRange(String key, String value, String requirement) {
+    void valueOutOfRange_isReportedWithTheValueAsWrittenAndTheRange(String key, String value, String requirement) {
         ShuffleConfig config = ShuffleConfig.empty().with(key, value);
 
         List<String> problems = ShuffleConfigValidator.problems(config);
 
-        assertEquals(1, problems.size(), problems.toString());
-        assertEquals(key + ": invalid value '", problems.get(0).substring(0, key.length() + 17));
-        assertEquals(requirement, problems.get(0).substring(problems.get(0).indexOf("; ") + 2));
+        assertEquals(List.of(key + ": invalid value '" + value + "'; "
+                + requirement.replace("{threads}", Integer.toString(ShuffleOptions.MAX_EVENT_LOOP_THREADS))),
+                problems);
+    }
+
+    @Test
+    void threadLimit_isAFewHundred_orAMultipleOfTheCores() {
+        assertEquals(Math.max(256, 4 * Runtime.getRuntime().availableProcessors()),
+                ShuffleOptions.MAX_EVENT_LOOP_THREADS);
+    }
+
+    @Test
+    void everyOption_statesItsRangeInItsJavadoc() throws Exception {
+        String source = Files.readString(Paths.get(System.getProperty("user.dir"),
+                "src/main/java/io/sluice/api/ShuffleOptions.java"), StandardCharsets.UTF_8);
+        List<String> undocumented = new ArrayList<>();
+        for (Field field : ShuffleOptions.class.getFields()) {
+            if (field.getType() != ConfigOption.class) {
+                continue;
+            }
+            int declaration = source.indexOf("public static final ConfigOption<");
+            while (declaration >= 0 && !source.startsWith(field.getName() + " = ",
+                    source.indexOf('>', declaration) + 2)) {
+                declaration = source.indexOf("public static final ConfigOption<", declaration + 1);
+            }
+            assertTrue(declaration >= 0, field.getName() + " is declared in ShuffleOptions.java");
+            String javadoc = source.substring(source.lastIndexOf("/**", declaration), declaration);
+            if (!javadoc.contains("Range:")) {
+                undocumented.add(field.getName());
+            }
+        }
+
+        assertEquals(List.of(), undocumented, "options whose Javadoc does not state their range");
     }
 
     @Test
@@ -115,18 +163,14 @@ class ShuffleConfigValidatorTest {
         assertEquals(List.of(), ShuffleConfigValidator.problems(config));
     }
 
-    @ParameterizedTest(name = "{0} in segments of {1}")
-    @CsvSource(delimiter = '|', value = {
-        "16k   | 32k | shuffle.memory.total: 16k is less than one segment (shuffle.memory.segment-size = 32k); "
-                + "raise shuffle.memory.total or lower shuffle.memory.segment-size",
-        "8192g | 4k  | shuffle.memory.total: 8t makes 2147483648 segments of 4k, more than 2147483647; "
-                + "lower shuffle.memory.total or raise shuffle.memory.segment-size",
-    })
-    void memoryThatMakesNoUsableSegmentCount_isReportedWithBothOptions(String total, String segment, String problem) {
-        ShuffleConfig config = ShuffleConfig.fromMap(Map.of("shuffle.memory.total", total,
-                "shuffle.memory.segment-size", segment));
+    @Test
+    void memoryLessThanOneSegment_isReportedWithBothOptions() {
+        ShuffleConfig config = ShuffleConfig.fromMap(Map.of("shuffle.memory.total", "16k",
+                "shuffle.memory.segment-size", "32k"));
 
-        assertEquals(List.of(problem), ShuffleConfigValidator.problems(config));
+        assertEquals(List.of("shuffle.memory.total: 16k is less than one segment (shuffle.memory.segment-size = 32k); "
+                + "raise shuffle.memory.total or lower shuffle.memory.segment-size"),
+                ShuffleConfigValidator.problems(config));
     }
 
     @Test
@@ -151,7 +195,7 @@ class ShuffleConfigValidatorTest {
         assertEquals(String.join("\n",
                 "Invalid shuffle configuration (3 problems):",
                 "shuffle.memroy.total: unknown option; did you mean shuffle.memory.total?",
-                "shuffle.buffers-per-channel: invalid value '0'; must be >= 1",
+                "shuffle.buffers-per-channel: invalid value '0'; must be between 1 and 65536",
                 "shuffle.netty.port: cannot parse 'abc' as int"), failure.getMessage());
     }
 

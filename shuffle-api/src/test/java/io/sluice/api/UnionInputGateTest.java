@@ -402,6 +402,16 @@ class UnionInputGateTest {
     }
 
     @Test
+    void describeChannel_namesTheUnionsChannel_andWhatItsGateSaysOfIt() {
+        ScriptedInputGate first = new ScriptedInputGate(2);
+        ScriptedInputGate second = new ScriptedInputGate(3);
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+
+        assertEquals("channel 3 of the union: gate 1's channel 1", union.describeChannel(3));
+        assertEquals("channel 9", union.describeChannel(9));
+    }
+
+    @Test
     void close_closesEveryGate_evenWhenOneThrows() {
         ScriptedInputGate first = new ScriptedInputGate(1);
         ScriptedInputGate second = new ScriptedInputGate(1);

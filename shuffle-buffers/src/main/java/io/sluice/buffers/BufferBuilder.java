@@ -51,10 +51,22 @@ public final class BufferBuilder implements AutoCloseable {
 
     /** A builder over {@code segment}; the segment goes to {@code recycler} when the last reference is released. */
     public BufferBuilder(MemorySegment segment, BufferRecycler recycler) {
+        this(segment, recycler, RawMemory.AVAILABLE);
+    }
+
+    /**
+     * Like the public constructor, but {@code rawWrites} false keeps small records on the checked path even where
+     * {@link RawMemory} is available: the path a JVM without {@code sun.misc.Unsafe} takes, so that tests can check
+     * it writes the same bytes.
+     *
+     * @throws IllegalStateException when {@code rawWrites} is true for an off-heap segment but
+     *     {@link RawMemory#AVAILABLE} is false
+     */
+    BufferBuilder(MemorySegment segment, BufferRecycler recycler, boolean rawWrites) {
         this.buffer = new Buffer(segment, recycler);
         this.segment = segment;
         this.memory = segment.writerMemory();
-        this.address = segment.isOffHeap() && RawMemory.AVAILABLE ? RawMemory.address(memory) : 0;
+        this.address = rawWrites && segment.isOffHeap() ? RawMemory.address(memory) : 0;
         this.maxCapacity = segment.size();
     }
 
@@ -163,6 +175,11 @@ public final class BufferBuilder implements AutoCloseable {
     /** The segment written into (for {@link BufferTrace}). */
     MemorySegment segment() {
         return segment;
+    }
+
+    /** Whether small records go through {@link RawMemory} (tests of the two paths). */
+    boolean usesRawWrites() {
+        return address != 0;
     }
 
     public boolean isFinished() {

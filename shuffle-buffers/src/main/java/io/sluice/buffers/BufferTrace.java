@@ -11,16 +11,22 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The per-buffer trace mode: a timestamp for every hop a buffer takes through the shuffle (producer commit, server
- * notification, server write, socket write done, client read, channel enqueue, consumer take, recycle, credit
- * announcement), kept in one preallocated ring so that a run can be cut into per-hop latencies afterwards
- * ({@code io.sluice.bench.trace.TraceTable} turns a dump into a table).
+ * A diagnostic, off by default: the per-buffer trace mode. It takes a timestamp for every hop a buffer takes through
+ * the shuffle (producer commit, server notification, server write, socket write done, client read, channel enqueue,
+ * consumer take, recycle, credit announcement), kept in one preallocated ring so that a run can be cut into per-hop
+ * latencies afterwards (the sluice-bench tool's {@code io.sluice.bench.trace.TraceTable} turns a dump into a table).
  *
- * <p>Off unless the JVM starts with {@code -Dsluice.trace=<entries>} (a positive number of ring entries; the ring
- * keeps the last ones). {@link #ENABLED} is a {@code static final} constant, so every call site, written as
- * {@code if (BufferTrace.ENABLED) BufferTrace.record(...)}, is compiled away when tracing is off: the data path
- * pays nothing. With {@code -Dsluice.trace.file=<path>} as well, the ring is written to that file when the JVM
- * exits, one event a line (see {@link #dump(Path)}).
+ * <p>Switching it on: start the JVM with {@code -Dsluice.trace=<entries>} (a positive number of ring entries; the
+ * ring keeps the last ones), and add {@code -Dsluice.trace.file=<path>} to have the ring written to that file when the
+ * JVM exits, one event a line ({@link Event#toLine()}, see {@link #dump(Path)}). Without {@code sluice.trace} nothing
+ * is recorded, the ring has no entries and no file is written.
+ *
+ * <p>Cost when off: nothing. {@link #ENABLED} is a {@code static final} constant read once, at class initialisation,
+ * and every call site is written {@code if (BufferTrace.ENABLED) BufferTrace.record(...)}, so the JIT folds the test
+ * and drops the call and its arguments; no argument is computed and nothing is allocated ({@code BufferTraceGuardTest}
+ * in shuffle-tests checks both). {@link #record} itself does not test the switch: a call site that forgets the guard
+ * fails at once with tracing off (an {@link ArithmeticException}: the ring has no entries), instead of costing the
+ * data path a call.
  *
  * <p>Identity: an event names its buffer by stream (the receiving channel's id hash, the same on both ends of a
  * connection) and sequence number where the hop knows them, and by its memory segment's identity hash where it
@@ -28,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Threads: any thread records; a writer claims a slot with one atomic increment and fills it with plain stores,
  * then stamps it, so a reader of a running ring skips slots being written. Meant for measurements, not production
- * (the shared counter and {@code System.nanoTime()} add tens of nanoseconds per hop).
+ * (when on, the shared counter and {@code System.nanoTime()} add tens of nanoseconds per hop).
  */
 public final class BufferTrace {
 
@@ -93,8 +99,7 @@ public final class BufferTrace {
      * @param segment the buffer's memory segment, or null when the hop does not hold it
      */
     public static void record(Hop hop, int stream, int seq, MemorySegment segment) {
-        // No check of ENABLED here: every call site checks it, and a site that forgets fails loudly (an empty ring)
-        // in the tests that run with tracing off, instead of costing the data path a call.
+        // No check of ENABLED here: every call site checks it (see the class comment).
         long index = NEXT.getAndIncrement();
         int base = (int) (index % ENTRIES) * SLOT;
         long[] ring = RING;

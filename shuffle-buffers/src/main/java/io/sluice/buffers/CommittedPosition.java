@@ -18,9 +18,10 @@ import java.lang.invoke.VarHandle;
 final class CommittedPosition {
 
     /**
-     * Release stores for {@link #commit}: on the write path a plain volatile store would add a full fence per record
-     * (it showed as the hottest spot of the 8-byte record benchmark); a release store still orders the byte writes
-     * before the position, and readers read the position with volatile semantics.
+     * Release stores for {@link #commit}: on the write path a plain volatile store would add a full fence per record,
+     * which would be the hottest spot of the JMH benchmark {@code RecordThroughputBenchmark.records} with 8-byte
+     * records; a release store still orders the byte writes before the position, and readers read the position with
+     * volatile semantics.
      */
     private static final VarHandle VALUE;
 

@@ -219,8 +219,8 @@ public final class LocalBufferPool implements BufferRecycler {
     /**
      * Registers {@code listener} for the next buffer if none is available now: returns true. Returns false
      * (nothing registered) if a buffer is available now (the caller should just request it) or the pool is
-     * destroyed. Each recycled buffer goes to at most one waiting listener, in registration order, before it goes
-     * back to the pool.
+     * destroyed. Each recycled buffer is offered to the waiting listeners in registration order until one takes it
+     * (each one that declines is removed), and goes back to the pool if none does.
      */
     public boolean addBufferListener(BufferListener listener) {
         CompletableFuture<Void> toComplete = null;
@@ -250,8 +250,7 @@ public final class LocalBufferPool implements BufferRecycler {
     public CompletableFuture<?> getAvailableFuture() {
         // No lock: the field is only replaced under it, and a reader that takes the lock sees no fresher state than
         // the volatile read does (the answer may change the moment the lock is released either way). Flink's task
-        // asks before every record, so the lock cost a CAS pair per record (7% of a producer's samples in a keyed
-        // Flink job's profile).
+        // asks before every record, so a lock here would cost a CAS pair per record.
         return availableFuture;
     }
 
@@ -478,36 +477,52 @@ public final class LocalBufferPool implements BufferRecycler {
         }
     }
 
+    /**
+     * Places a segment that came back: to the global pool (destroyed, or above the quota), to the oldest waiting
+     * listener, else idle here. A listener that declines leaves the segment with the pool, which places it again:
+     * a loop, so a chain of thousands of declining listeners (a large gate's channels whose backlog dropped) costs
+     * no stack on the recycling thread.
+     */
     private void recycle(MemorySegment segment, int subpartition) {
-        boolean toGlobal = false;
-        BufferListener listener = null;
-        CompletableFuture<Void> toComplete;
-        lock.lock();
-        try {
-            if (subpartition != NO_SUBPARTITION) {
-                releaseFromCapLocked(subpartition);
+        int capToRelease = subpartition;
+        while (true) {
+            boolean toGlobal = false;
+            BufferListener listener = null;
+            CompletableFuture<Void> toComplete;
+            lock.lock();
+            try {
+                if (capToRelease != NO_SUBPARTITION) {
+                    releaseFromCapLocked(capToRelease);
+                    capToRelease = NO_SUBPARTITION;
+                }
+                if (state == PoolState.DESTROYED || numberOfRequestedSegments > currentPoolSize) {
+                    numberOfRequestedSegments--;
+                    toGlobal = true;
+                } else if (!listeners.isEmpty()) {
+                    listener = listeners.poll();
+                } else {
+                    makeIdleLocked(segment);
+                }
+                // Overdraft is what the pool holds beyond its quota: a segment returned above it pays it back, and
+                // so does a quota that grew meanwhile.
+                overdraftSegments = Math.min(overdraftSegments,
+                        Math.max(0, numberOfRequestedSegments - currentPoolSize));
+                toComplete = updateAvailabilityLocked();
+            } finally {
+                lock.unlock();
             }
-            if (state == PoolState.DESTROYED || numberOfRequestedSegments > currentPoolSize) {
-                numberOfRequestedSegments--;
-                toGlobal = true;
-            } else if (!listeners.isEmpty()) {
-                listener = listeners.poll();
-            } else {
-                makeIdleLocked(segment);
+            complete(toComplete);
+            if (toGlobal) {
+                networkBufferPool.returnSegment(segment);
+                return;
             }
-            // Overdraft is what the pool holds beyond its quota: a segment returned above it pays it back, and so
-            // does a quota that grew meanwhile.
-            overdraftSegments = Math.min(overdraftSegments, Math.max(0, numberOfRequestedSegments - currentPoolSize));
-            toComplete = updateAvailabilityLocked();
-        } finally {
-            lock.unlock();
-        }
-        complete(toComplete);
-        if (toGlobal) {
-            networkBufferPool.returnSegment(segment);
-        } else if (listener != null) {
-            notifyListener(listener, segment);
-            settle(); // the listener may have re-registered, or others may wait for capacity
+            if (listener == null) {
+                return;
+            }
+            if (offer(listener, segment)) {
+                settle(); // the listener may have re-registered, or others may wait for capacity
+                return;
+            }
         }
     }
 
@@ -558,7 +573,9 @@ public final class LocalBufferPool implements BufferRecycler {
             if (listener == null) {
                 return;
             }
-            notifyListener(listener, forListener);
+            if (!offer(listener, forListener)) {
+                takeBack(forListener); // declined: the next round offers it to the next listener
+            }
         }
     }
 
@@ -579,14 +596,19 @@ public final class LocalBufferPool implements BufferRecycler {
     }
 
     /**
-     * Gives {@code segment} to {@code listener} as a buffer of this pool; re-registers it if it asks to stay, or
-     * tells it the pool is destroyed if that happened meanwhile. No lock may be held.
+     * Offers {@code segment} to {@code listener} as a buffer of this pool; re-registers it if it took the buffer and
+     * asks for another, or tells it the pool is destroyed if that happened meanwhile. No lock may be held.
+     *
+     * @return false when the listener declined: the segment is still this pool's, to be placed by the caller
      */
-    private void notifyListener(BufferListener listener, MemorySegment segment) {
-        // ownership of the buffer passes to the listener with this call, also if it throws
-        boolean stay = listener.notifyBufferAvailable(new Buffer(segment, this));
-        if (!stay) {
-            return;
+    private boolean offer(BufferListener listener, MemorySegment segment) {
+        // ownership of the buffer passes to the listener with this call, also if it throws, unless it declines
+        BufferListener.Reply reply = listener.notifyBufferAvailable(new Buffer(segment, this));
+        if (reply == BufferListener.Reply.DECLINED) {
+            return false;
+        }
+        if (reply != BufferListener.Reply.TAKEN_WANTS_MORE) {
+            return true;
         }
         boolean destroyed;
         lock.lock();
@@ -600,6 +622,29 @@ public final class LocalBufferPool implements BufferRecycler {
         }
         if (destroyed) {
             listener.notifyBufferDestroyed();
+        }
+        return true;
+    }
+
+    /** A declined segment: idle here, or to the global pool when the pool is destroyed or above its quota. */
+    private void takeBack(MemorySegment segment) {
+        boolean toGlobal;
+        CompletableFuture<Void> toComplete;
+        lock.lock();
+        try {
+            toGlobal = state == PoolState.DESTROYED || numberOfRequestedSegments > currentPoolSize;
+            if (toGlobal) {
+                numberOfRequestedSegments--;
+            } else {
+                makeIdleLocked(segment);
+            }
+            toComplete = updateAvailabilityLocked();
+        } finally {
+            lock.unlock();
+        }
+        complete(toComplete);
+        if (toGlobal) {
+            networkBufferPool.returnSegment(segment);
         }
     }
 

@@ -25,9 +25,10 @@ public final class MemorySegment {
 
     /**
      * Copies of at most this many bytes from a heap array go through {@link #putSmall}; longer ones through the
-     * array bulk copy. Measured on the project's VM (OpenJDK 17, 2026-12-01, ns per copy into a direct buffer,
-     * 8-byte loop vs array bulk copy): 8 bytes 2.8 vs 3.6, 16 bytes 3.9 vs 4.0, 24 bytes 4.9 vs 4.1, 64 bytes 9.4
-     * vs 4.2, 100 bytes 16.4 vs 4.3.
+     * array bulk copy, whose fixed set-up costs more than the one or two 8-byte moves of a record this small, and
+     * less than the moves of a longer one. The producer thread's nanoseconds per record in the CPU line of the JMH
+     * benchmark {@code RecordThroughputBenchmark.records} ({@code -p recordBytes=8,16,24,100}) show both sides of the
+     * bound.
      */
     static final int SMALL_COPY_BYTES = 16;
 
@@ -202,9 +203,8 @@ public final class MemorySegment {
      * after its last reference was released; the builder checks every range against its capacity, which never
      * exceeds {@link #size()}. Why: with a thousand subpartitions written round robin, each builder's state is
      * out of the level-1 cache by the time its next record comes, and every object between the builder and the
-     * bytes is one more dependent miss per record (docs/benchmarks.md, session 13: with this and the small-record
-     * branch of {@link #copyIn}, 1 x 1000 channels of 8-byte records went from 41-42 to 30-34 ns of producer CPU
-     * per record, one channel from 11.2 to 8.7-9.5).
+     * bytes is one more dependent miss per record; the producer thread's nanoseconds per record in the CPU line of
+     * the JMH benchmark {@code ManyChannelsBenchmark.records} ({@code -p shape=1x1000}) show that cost.
      *
      * @throws IllegalStateException if the segment was freed
      */
@@ -218,11 +218,11 @@ public final class MemorySegment {
      * ranges.
      */
     static void copyIn(ByteBuffer mem, int offset, ByteBuffer source, int sourcePosition, int numBytes) {
-        // The small-record case is tested first, on its own, ahead of the bulk branches (measured faster, session 13).
+        // The small-record case is tested first, on its own: it is the common case, and its copy is the cheapest.
         if (numBytes <= SMALL_COPY_BYTES && source.hasArray()) {
             putSmall(mem, offset, source.array(), source.arrayOffset() + sourcePosition, numBytes);
         } else if (source.hasArray()) {
-            // The array form skips the source buffer's own checks and session look-up (about 1 ns less).
+            // The array form skips the source buffer's own checks and its memory-session look-up.
             mem.put(offset, source.array(), source.arrayOffset() + sourcePosition, numBytes);
         } else {
             mem.put(offset, source, sourcePosition, numBytes);

@@ -96,11 +96,11 @@ class BufferPoolStressTest {
         final AtomicInteger destroyed = new AtomicInteger();
 
         @Override
-        public boolean notifyBufferAvailable(Buffer buffer) {
+        public Reply notifyBufferAvailable(Buffer buffer) {
             takeOwnership(buffer.getMemorySegment());
             buffers.incrementAndGet();
             giveUp(buffer); // re-enters the pool from inside a notification: no lock may be held here
-            return false;
+            return Reply.TAKEN;
         }
 
         @Override

@@ -248,10 +248,10 @@ class LocalBufferPoolTest {
         AtomicInteger destroyedCalls = new AtomicInteger();
         pool.addBufferListener(new BufferListener() {
             @Override
-            public boolean notifyBufferAvailable(Buffer buffer) {
+            public Reply notifyBufferAvailable(Buffer buffer) {
                 received.add(buffer);
                 pool.lazyDestroy(); // the pool goes away while this listener holds a buffer
-                return true;
+                return Reply.TAKEN_WANTS_MORE;
             }
 
             @Override
@@ -275,7 +275,7 @@ class LocalBufferPoolTest {
         List<Buffer> taken = new ArrayList<>();
         pool.addBufferListener(new BufferListener() {
             @Override
-            public boolean notifyBufferAvailable(Buffer buffer) {
+            public Reply notifyBufferAvailable(Buffer buffer) {
                 taken.add(buffer);
                 throw new IllegalStateException("listener broke");
             }
@@ -294,6 +294,84 @@ class LocalBufferPoolTest {
         assertEquals(1, pool.getNumberOfAvailableMemorySegments());
         taken.get(0).recycleBuffer();
         assertEquals(2, pool.getNumberOfAvailableMemorySegments());
+    }
+
+    // LBP-5: a recycled buffer passes declining listeners in a loop, on any thread's stack however many there are
+    @Test
+    void thousandsOfListenersThatDecline_passTheBufferOnInALoop_toTheFirstThatTakesIt() throws Exception {
+        LocalBufferPool pool = global.createBufferPool(1, 1);
+        Buffer held = pool.requestBuffer();
+        List<DecliningListener> decliners = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            DecliningListener listener = new DecliningListener();
+            assertTrue(pool.addBufferListener(listener));
+            decliners.add(listener);
+        }
+        RecordingListener taker = new RecordingListener(1);
+        assertTrue(pool.addBufferListener(taker));
+        RecordingListener behind = new RecordingListener(1);
+        assertTrue(pool.addBufferListener(behind));
+
+        // A small stack: one nested hand-off per listener would overflow it long before the last one.
+        BackgroundTask.startWithStack("small-stack-recycler", 256 * 1024, held::recycleBuffer).await();
+
+        for (DecliningListener decliner : decliners) {
+            assertEquals(1, decliner.offers.get(), "each declining listener is asked once and then removed");
+        }
+        assertEquals(1, taker.buffers().size(), "the first listener that takes it gets it");
+        assertSame(held.getMemorySegment(), taker.buffers().get(0).getMemorySegment());
+        assertEquals(0, behind.buffers().size(), "the one behind it still waits");
+        taker.recycleAll();
+        assertEquals(1, behind.buffers().size());
+        behind.recycleAll();
+        assertEquals(1, pool.getNumberOfAvailableMemorySegments());
+        pool.lazyDestroy();
+    }
+
+    // LBP-5, LBP-4: a buffer every listener declines goes back to the pool, or to the global pool above the quota
+    @Test
+    void bufferEveryListenerDeclines_isIdleInThePool_orGoesToTheGlobalPoolWhenThePoolShrankMeanwhile()
+            throws IOException {
+        LocalBufferPool pool = global.createBufferPool(1, 2);
+        pool.setNumBuffers(2);
+        List<Buffer> held = request(pool, 2);
+        DecliningListener first = new DecliningListener();
+        DecliningListener second = new DecliningListener();
+        assertTrue(pool.addBufferListener(first));
+        assertTrue(pool.addBufferListener(second));
+
+        held.get(0).recycleBuffer();
+        assertEquals(1, pool.getNumberOfAvailableMemorySegments(), "nobody took it: idle in the pool");
+        assertEquals(1, first.offers.get());
+        assertEquals(1, second.offers.get());
+
+        assertTrue(pool.isAvailable(), "an idle segment makes the pool available");
+        Buffer again = pool.requestBuffer();
+        DecliningListener third = new DecliningListener();
+        assertTrue(pool.addBufferListener(third));
+        pool.setNumBuffers(1);
+        again.recycleBuffer();
+        assertEquals(0, third.offers.get(), "above the quota the segment goes to the global pool, offered to nobody");
+        held.get(1).recycleBuffer();
+        assertEquals(1, third.offers.get());
+        assertEquals(1, pool.getNumberOfAvailableMemorySegments());
+        pool.lazyDestroy();
+    }
+
+    /** Declines every buffer, counting the offers. */
+    private static final class DecliningListener implements BufferListener {
+
+        final AtomicInteger offers = new AtomicInteger();
+
+        @Override
+        public Reply notifyBufferAvailable(Buffer buffer) {
+            offers.incrementAndGet();
+            return Reply.DECLINED;
+        }
+
+        @Override
+        public void notifyBufferDestroyed() {
+        }
     }
 
     // LBP-5: capacity freed elsewhere also reaches a waiting listener

@@ -51,7 +51,7 @@ class NetworkBufferPoolTest {
         return e.getCause();
     }
 
-    // Issue 8 defect 7: a returned segment wakes one waiting pool, not all of them; every waiter is still served
+    // NBP-8: a returned segment wakes one waiting pool, not all of them; every waiter is still served
     @Test
     void thousandWaitingPools_eachReturnedSegmentWakesOne_andEveryPoolIsServed() throws IOException {
         int waiters = 1000;

@@ -2,6 +2,7 @@ package io.sluice.buffers;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,8 +10,13 @@ import java.nio.ByteBuffer;
 
 import org.junit.jupiter.api.Test;
 
-/** The unchecked small-record write: what it writes, where, and what it refuses before writing anything. */
+/**
+ * The unchecked small-record write: what it writes, where, and what it refuses before writing anything; and the
+ * checked path a JVM without {@code sun.misc.Unsafe} takes instead, which must write the same bytes.
+ */
 class RawMemoryTest {
+
+    private static final int SEGMENT_BYTES = 1024;
 
     @Test
     void isAvailable_onTheJvmsWeBuildWith() {
@@ -51,5 +57,42 @@ class RawMemoryTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> RawMemory.address(ByteBuffer.allocate(8)));
         assertTrue(e.getMessage().contains("heap buffer"), e.getMessage());
+    }
+
+    // BB-8 without sun.misc.Unsafe: the checked fallback frames every record exactly as the raw writes do
+    @Test
+    void checkedFallback_writesTheSameBytesAsTheRawWrites_forRecordsOf0To24Bytes() {
+        MemorySegment rawSegment = MemorySegment.allocateOffHeap(SEGMENT_BYTES);
+        MemorySegment checkedSegment = MemorySegment.allocateOffHeap(SEGMENT_BYTES);
+        BufferBuilder raw = new BufferBuilder(rawSegment, segment -> { }, true);
+        BufferBuilder checked = new BufferBuilder(checkedSegment, segment -> { }, false);
+        assertTrue(raw.usesRawWrites(), "the raw builder writes small records through RawMemory");
+        assertFalse(checked.usesRawWrites(), "the fallback builder keeps to the checked path");
+        byte[] backing = new byte[64];
+        for (int i = 0; i < backing.length; i++) {
+            backing[i] = (byte) (i * 37 + 11);
+        }
+
+        ByteBuffer expected = ByteBuffer.allocate(SEGMENT_BYTES);
+        for (int length = 0; length <= 24; length++) {
+            // A slice at an odd array offset with its position past its start: the record is [position, limit).
+            ByteBuffer record = ByteBuffer.wrap(backing, 5, 40).slice();
+            record.position(length % 3).limit(length % 3 + length);
+            int prefix = 0x0A0B0C00 | length;
+
+            assertTrue(raw.appendPrefixedAndCommit(prefix, record));
+            assertTrue(checked.appendPrefixedAndCommit(prefix, record));
+
+            expected.putInt(prefix).put(backing, 5 + length % 3, length);
+        }
+
+        assertEquals(expected.position(), raw.getCommittedBytes());
+        assertEquals(expected.position(), checked.getCommittedBytes());
+        for (int i = 0; i < expected.position(); i++) {
+            assertEquals(expected.get(i), rawSegment.get(i), "raw writes, byte " + i);
+            assertEquals(expected.get(i), checkedSegment.get(i), "checked fallback, byte " + i);
+        }
+        raw.close();
+        checked.close();
     }
 }

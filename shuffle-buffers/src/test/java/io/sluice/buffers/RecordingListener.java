@@ -23,9 +23,9 @@ final class RecordingListener implements BufferListener {
     }
 
     @Override
-    public synchronized boolean notifyBufferAvailable(Buffer buffer) {
+    public synchronized Reply notifyBufferAvailable(Buffer buffer) {
         buffers.add(buffer);
-        return buffers.size() < wanted;
+        return buffers.size() < wanted ? Reply.TAKEN_WANTS_MORE : Reply.TAKEN;
     }
 
     @Override

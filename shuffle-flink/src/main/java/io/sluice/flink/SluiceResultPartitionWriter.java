@@ -76,7 +76,8 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     /**
      * Record bytes per subpartition not yet added to {@link #partitionBytes}; task thread only, published at
      * {@link #finish()}, before Flink reads the counter. A plain array add per record instead of the counter's list
-     * lookup and interface call: in a keyed job's profile that call was about a tenth of the producer's Sluice time.
+     * lookup and interface call, which is about a tenth of the producer's Sluice time in the keyed job that
+     * {@code io.sluice.flink.bench.FlinkShuffleBenchmark} (a test-scope tool of this module) runs.
      */
     private final long[] unpublishedRecordBytes;
     private final CompletableFuture<Void> allDataProcessed = new CompletableFuture<>();

@@ -12,7 +12,10 @@
  *   <li>A writer and a gate are driven by their task's mailbox thread; Flink's output flusher also calls
  *       {@code flushAll}; {@code close}, {@code release} and {@code fail} may come from any thread.</li>
  *   <li>Consumer acknowledgements and Flink task events arrive on Sluice transport or consumer threads and only set
- *       state; the futures Flink waits on are completed on Flink's I/O executor, never on a Sluice thread.</li>
+ *       state; the all-data-processed future is completed on Flink's I/O executor, never on a Sluice thread.</li>
+ *   <li>The availability futures Flink's mailbox waits on are Sluice's wake-up futures: completed directly on the
+ *       Sluice thread that makes the gate or writer available (an event loop, a producer or recycling thread), as
+ *       Flink's own network stack completes them; Flink's continuations on them only enqueue a mail.</li>
  *   <li>Buffers handed to Flink wrap Sluice's memory; whichever thread recycles the Flink buffer recycles Sluice's.</li>
  * </ul>
  */

@@ -203,7 +203,7 @@ class SluiceAdapterTest {
     }
 
     /**
-     * Issues 10 and 13: the futures Flink's mailbox waits on are Sluice's wake-up futures, completed directly by the
+     * The futures Flink's mailbox waits on are Sluice's wake-up futures, completed directly by the
      * transport thread that makes the gate or writer available, as Flink's own network stack completes them, not
      * after a hop through Sluice's notification thread ({@code sluice-notify-*}).
      */

@@ -19,6 +19,7 @@ import io.sluice.api.ShuffleMetrics;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.api.WriterMetrics;
+import io.sluice.buffers.DirectMemoryLimit;
 import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
@@ -105,7 +106,9 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                             ChannelPipelineHook pipelineHook) {
         this.context = context;
         this.config = config;
-        // First: an unwritable directory fails the environment before it takes any memory.
+        // First: a read memory the JVM cannot hold and an unwritable directory fail the environment before it takes
+        // any memory or directory.
+        checkDirectMemory(config);
         this.fileManager = new FileChannelManager(config.tmpDirs(), ShuffleOptions.TMP_DIRS.key());
         this.compressor = config.compressionEnabled() ? new BufferCompressor() : null;
         this.blockingReads = new BlockingReadScheduler(context.resourceId().value(), config.blockingReadBuffers(),
@@ -123,14 +126,50 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.partitionManager.setReleaseObserver(this::onPartitionReleased);
         this.channelFactory = new InputChannelFactory(context.resourceId(), context.localCommunicationOnly(),
                 config, partitionManager, timer, networkBufferPool, connectionManager,
-                connectionManager.metrics()::onBufferReceived);
+                connectionManager.metrics()::onBufferReceived, localChannels(context),
+                connectionManager::dataAddress);
         if (context.localCommunicationOnly()) {
             // No data port for a shuffle master to send releases to: it finds this environment in the JVM.
             InProcessEnvironments.add(this);
         }
-        LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}", context.resourceId(),
+        LOG.info("Created shuffle environment {}: {} segments of {} bytes, transport {}{}", context.resourceId(),
                 config.numberOfSegments(), config.segmentSize(),
-                context.localCommunicationOnly() ? "none (local communication only)" : config.transport());
+                servesTransport(context) ? config.transport() : "none (local communication only)",
+                localChannels(context) ? "" : " (" + ShuffleOptions.INPUT_LOCAL_CHANNELS.key()
+                        + "=false: its own producers are read over it too)");
+    }
+
+    /** Whether a producer of this environment is read in-process ({@code shuffle.input.local-channels}). */
+    private static boolean localChannels(ShuffleEnvironmentContext context) {
+        return context.config().get(ShuffleOptions.INPUT_LOCAL_CHANNELS);
+    }
+
+    /**
+     * Whether {@link #start()} starts the transport: unless the environment communicates locally only and reads its
+     * own producers in-process; without local channels even a local-only environment reads them over it.
+     */
+    private static boolean servesTransport(ShuffleEnvironmentContext context) {
+        return !context.localCommunicationOnly() || !localChannels(context);
+    }
+
+    /**
+     * Refuses a read memory that the JVM's direct memory cannot hold next to the network memory (both are direct
+     * buffers; the network memory is allocated now, the read memory as readers need it): a reader would otherwise
+     * fail deep into a read with "Cannot reserve ... bytes of direct buffer memory". Other environments and Netty
+     * share the same limit, so passing this check does not promise the memory; the readers fail cleanly then.
+     */
+    private static void checkDirectMemory(EnvironmentConfig config) {
+        long limit = DirectMemoryLimit.maxBytes();
+        long network = (long) config.numberOfSegments() * config.segmentSize();
+        long read = (long) config.blockingReadBuffers() * config.segmentSize();
+        if (limit >= 0 && network + read > limit) {
+            throw new IllegalArgumentException(ShuffleOptions.BLOCKING_READ_MEMORY.key() + " of "
+                    + config.blockingReadMemory() + " bytes and the network memory of " + network + " bytes ("
+                    + ShuffleOptions.MEMORY_TOTAL.key() + ") need " + (network + read) + " bytes of direct memory, but "
+                    + "the JVM's direct memory limit is " + limit + " bytes (-XX:MaxDirectMemorySize, by default the "
+                    + "maximum heap size): lower " + ShuffleOptions.BLOCKING_READ_MEMORY.key() + " or raise "
+                    + "-XX:MaxDirectMemorySize");
+        }
     }
 
     @Override
@@ -142,7 +181,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             }
             state = State.STARTED;
         }
-        if (context.localCommunicationOnly()) {
+        if (!servesTransport(context)) {
             return -1;
         }
         return connectionManager.start();

@@ -29,7 +29,7 @@ import java.util.function.ToDoubleFunction;
  * <p>Micrometer is an optional dependency of shuffle-netty: this class is the only one that references it, and it
  * is loaded only by an application that calls {@link #bind}, which then brings {@code micrometer-core} itself.
  *
- * <p>Meter names and tags are listed in the README ("Metrics"). Every meter has the tag {@code environment} (the
+ * <p>Meter names and tags are listed in docs/using.md ("Metrics"). Every meter has the tag {@code environment} (the
  * resource id); a writer's also {@code partition} and {@code owner}; a gate's {@code gate} (its owner's name, with
  * {@code #2}, {@code #3}... appended when several live gates share it).
  *

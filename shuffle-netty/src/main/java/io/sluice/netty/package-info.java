@@ -12,6 +12,11 @@
  *       at a time, a gate from one consumer thread; {@code close()} of either from any thread.</li>
  *   <li>One timer thread per environment ({@code sluice-timer-<resource id>}): the periodic flushes of every partition
  *       and the delayed retries of partition requests.</li>
+ *   <li>One notification thread per environment ({@code sluice-notify-<resource id>},
+ *       {@code io.sluice.netty.notification}): it completes the pending {@code availableFuture()}s of writers and
+ *       gates, so that engine continuations run neither on event loops nor on recycling threads.</li>
+ *   <li>One blocking I/O thread per environment ({@code sluice-blocking-io-<resource id>}), started for the first
+ *       read of a blocking partition: every read from disk (see {@code io.sluice.netty.partition.sortmerge}).</li>
  *   <li>Netty event loops (server and client groups of the environment's {@code ConnectionManager}): everything that
  *       touches a connection. Other threads reach them only by handing a task over ({@code execute}, coalesced);
  *       nothing blocks an event loop.</li>

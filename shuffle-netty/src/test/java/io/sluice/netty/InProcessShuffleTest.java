@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Producers and consumers of one environment, through the public API only: the behaviours issue 3 asks of the
- * in-process shuffle (backpressure, failures, early consumers, late producers, flushing).
+ * Producers and consumers of one environment, through the public API only: the in-process shuffle's backpressure,
+ * failures, early consumers, late producers and flushing.
  */
 @Timeout(60)
 class InProcessShuffleTest {

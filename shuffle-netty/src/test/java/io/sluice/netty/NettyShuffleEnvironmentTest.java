@@ -127,7 +127,7 @@ class NettyShuffleEnvironmentTest {
         assertEquals(3, environment.partitionsOccupyingLocalResources().size());
     }
 
-    // Config validation (issue 3): every problem in one message, with the closest known key
+    // Config validation: every problem in one message, with the closest known key
     @Test
     void invalidConfig_listsEveryProblem_withTheClosestKnownKey() {
         ShuffleConfig config = EnvironmentFixture.config(16)
@@ -142,7 +142,7 @@ class NettyShuffleEnvironmentTest {
         assertTrue(message.contains("(2 problems)"), message);
         assertTrue(message.contains("shuffle.memroy.total: unknown option; did you mean shuffle.memory.total?"),
                 message);
-        assertTrue(message.contains("shuffle.buffers-per-channel: invalid value '0'; must be >= 1"), message);
+        assertTrue(message.contains("shuffle.buffers-per-channel: invalid value '0'; must be between 1 and 65536"), message);
         assertFalse(message.contains("engine.own.key"), "keys outside shuffle. belong to the engine");
     }
 
@@ -156,7 +156,7 @@ class NettyShuffleEnvironmentTest {
         assertTrue(error.getMessage().contains(ShuffleOptions.MEMORY_TOTAL.key()), error.getMessage());
     }
 
-    // Issue 3: a remote producer with localCommunicationOnly stays an error that says so
+    // A remote producer with localCommunicationOnly stays an error that says so
     @Test
     void remoteProducer_inALocalOnlyEnvironment_failsSetup_sayingWhy_andReservesNothing() throws Exception {
         ShuffleEnvironment environment = environments.localEnvironment(EnvironmentFixture.config(8));
@@ -237,7 +237,7 @@ class NettyShuffleEnvironmentTest {
         assertThrows(IllegalStateException.class, () -> environments.writer(environment, ResultPartitionId.random(), 1));
     }
 
-    // Issue 8 defect 3: a writer of a closed environment refuses data instead of dropping it
+    // RP-2: a writer of a closed environment refuses data instead of dropping it
     @Test
     void writerOfAClosedEnvironment_throwsShuffleExceptionSayingTheEnvironmentWasClosed() throws Exception {
         ShuffleEnvironment environment = environments.localEnvironment(EnvironmentFixture.config(16));
@@ -257,7 +257,7 @@ class NettyShuffleEnvironmentTest {
         }
     }
 
-    // Issues 10/13: the producer writes without a lock, so the environment's close (another thread) leaves the
+    // RP-2: the producer writes without a lock, so the environment's close (another thread) leaves the
     // buffers under construction to it; its ShuffleException and its close() return them, and every segment is back
     @Test
     void closeWhileAProducerThreadEmits_producerGetsShuffleException_thenEverySegmentIsBack() throws Exception {
@@ -290,7 +290,7 @@ class NettyShuffleEnvironmentTest {
         }
     }
 
-    // Issue 8 defect 8: a writer set up while (or after) its environment closes is refused with a ShuffleException,
+    // A writer set up while (or after) its environment closes is refused with a ShuffleException,
     // reserves nothing and stays unregistered
     @Test
     void writerSetUpAfterItsEnvironmentClosed_failsWithShuffleException_andRegistersNothing() throws Exception {

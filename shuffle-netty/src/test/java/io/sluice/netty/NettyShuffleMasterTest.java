@@ -23,7 +23,7 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The coordinator side: the descriptors it makes and the partitions it remembers (issue 3). */
+/** The coordinator side: the descriptors it makes and the partitions it remembers. */
 class NettyShuffleMasterTest {
 
     private final NettyShuffleMaster master = new NettyShuffleMaster();

@@ -21,9 +21,10 @@ public final class BackgroundTask<T> {
     private final Thread thread;
     private final CompletableFuture<T> result = new CompletableFuture<>();
 
-    private BackgroundTask(String name, Callable<T> body) {
+    private BackgroundTask(String name, long stackBytes, Callable<T> body) {
         this.name = name;
-        this.thread = new Thread(() -> run(body), name);
+        // 0 asks for the JVM's default stack size.
+        this.thread = new Thread(null, () -> run(body), name, stackBytes);
         this.thread.setDaemon(true);
     }
 
@@ -40,7 +41,25 @@ public final class BackgroundTask<T> {
      * @return the started task
      */
     public static <T> BackgroundTask<T> start(String name, Callable<T> body) {
-        BackgroundTask<T> task = new BackgroundTask<>(name, body);
+        BackgroundTask<T> task = new BackgroundTask<>(name, 0, body);
+        task.thread.start();
+        return task;
+    }
+
+    /**
+     * A task on a thread with a small stack, for a test that must fail for certain when the code under test
+     * recurses once per element of a long chain (a StackOverflowError is then kept like any other failure).
+     *
+     * @param name       the thread's name, also used in failure messages
+     * @param stackBytes the thread's stack size; a hint the JVM may round up
+     * @param body       what the thread does; its exception is kept for {@link #await}
+     * @return the started task, whose result is {@code null}
+     */
+    public static BackgroundTask<Void> startWithStack(String name, long stackBytes, Body body) {
+        BackgroundTask<Void> task = new BackgroundTask<>(name, stackBytes, () -> {
+            body.run();
+            return null;
+        });
         task.thread.start();
         return task;
     }

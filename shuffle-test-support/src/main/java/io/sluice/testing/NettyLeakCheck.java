@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * Fails a test in which Netty's leak detector reported a leaked resource (a {@code ByteBuf} that was garbage
  * collected without being released), so that a leak fails the build instead of being one "LEAK:" line in a log.
- * It is registered for every test class of shuffle-netty and shuffle-tests through JUnit's extension
+ * It is registered for every test class of shuffle-netty, shuffle-tests and sluice-bench through JUnit's extension
  * autodetection ({@code META-INF/services/org.junit.jupiter.api.extension.Extension} in their test resources;
  * the root pom enables autodetection), and the build runs the tests with
  * {@code -Dio.netty.leakDetection.level=paranoid}, so every buffer is tracked. The recording is

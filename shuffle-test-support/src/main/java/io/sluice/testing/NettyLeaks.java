@@ -125,8 +125,8 @@ public final class NettyLeaks {
      * ({@code LocalChannel.doWrite} retains it into the peer's inbound queue, then releases its own reference) can
      * land in the queue after the peer released that queue on close, so nothing ever releases it. The signature is
      * exact: the most recent access record is that hand-over, so no handler of the receiving side ever touched the
-     * frame (a frame our decoder had read and then dropped would show the decoder as its last access). Found by the
-     * seeded fault injection (about 5 in 10,000 seeds, local transport only); any other leak fails the test.
+     * frame (a frame our decoder had read and then dropped would show the decoder as its last access). Seeded fault
+     * injection meets it (about 5 in 10,000 seeds, local transport only); any other leak fails the test.
      */
     static boolean isLocalTransportCloseRace(String records) {
         int first = records.indexOf("#1:");

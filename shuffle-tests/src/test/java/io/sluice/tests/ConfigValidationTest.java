@@ -33,8 +33,8 @@ class ConfigValidationTest {
 
         String message = creationFailure(layout, config);
 
-        assertContains(message, "shuffle.buffers-per-channel: invalid value '0'; must be >= 1");
-        assertContains(message, "shuffle.memory.segment-size: invalid value '1k'; must be between 4096 and");
+        assertContains(message, "shuffle.buffers-per-channel: invalid value '0'; must be between 1 and 65536");
+        assertContains(message, "shuffle.memory.segment-size: invalid value '1k'; must be between 4k and 64m");
     }
 
     @EveryLayout

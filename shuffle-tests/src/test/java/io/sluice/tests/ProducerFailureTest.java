@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ProducerFailureTest {
 
     private static final ShuffleConfig CONFIG = MemoryConfig.of(64, MemoryConfig.SMALL_SEGMENT);
-    /** The promise for a failure to reach a waiting consumer. */
+    /** The bound a failure is held to here (docs/contract.md: failures surface within seconds). */
     private static final Duration FAILURE_DEADLINE = Duration.ofSeconds(1);
     private static final int RECORDS_BEFORE_FAILURE = 5;
     private static final long SEED = 13;

@@ -52,10 +52,16 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
      * Reads and checks the context's configuration.
      *
      * @throws IllegalArgumentException listing every problem (unknown keys with the closest known one, values that
-     *                                  do not parse, values out of range, TLS files missing or unreadable), one per
-     *                                  line
+     *                                  do not parse, values out of range, limits that depend on other options or on
+     *                                  the environment ({@link EnvironmentLimits}), TLS files missing or unreadable),
+     *                                  one per line
      */
     public static EnvironmentConfig from(ShuffleEnvironmentContext context) {
+        return from(context, DirectMemory.ofThisJvm());
+    }
+
+    /** {@link #from(ShuffleEnvironmentContext)} against the given direct memory (a test seam). */
+    static EnvironmentConfig from(ShuffleEnvironmentContext context, DirectMemory directMemory) {
         ShuffleConfig config = context.config();
         List<String> problems = new ArrayList<>(ShuffleConfigValidator.problems(config));
         long segmentSize = 0;
@@ -63,17 +69,17 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
         TlsSettings tls = null;
         if (problems.isEmpty()) {
             tls = TlsSettings.read(config, problems);
+            long networkMemory = context.networkMemoryBytes();
             segmentSize = config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE);
-            segments = context.networkMemoryBytes() / segmentSize;
-            if (segments < 1) {
-                problems.add(ShuffleOptions.MEMORY_TOTAL.key() + ": network memory of " + context.networkMemoryBytes()
-                        + " bytes holds no segment of " + segmentSize + " bytes (" + ShuffleOptions.MEMORY_SEGMENT_SIZE.key()
-                        + "); raise " + ShuffleOptions.MEMORY_TOTAL.key());
-            } else if (segments > Integer.MAX_VALUE) {
-                problems.add(ShuffleOptions.MEMORY_TOTAL.key() + ": network memory of " + context.networkMemoryBytes()
-                        + " bytes makes " + segments + " segments, more than " + Integer.MAX_VALUE
-                        + "; raise " + ShuffleOptions.MEMORY_SEGMENT_SIZE.key());
+            segments = networkMemory / segmentSize;
+            if (EnvironmentLimits.checkSegments(networkMemory, segmentSize, problems)) {
+                if (!context.localCommunicationOnly()) {
+                    // Without a transport every channel is local and no gate takes exclusive or floating buffers.
+                    EnvironmentLimits.checkGateMemory(config, networkMemory, segmentSize, segments, problems);
+                }
+                EnvironmentLimits.checkDirectMemory(networkMemory, directMemory, problems);
             }
+            EnvironmentLimits.checkTmpDirs(tmpDirs(config.get(ShuffleOptions.TMP_DIRS)), problems);
         }
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("Invalid shuffle configuration for environment " + context.resourceId()

@@ -51,6 +51,20 @@ public abstract class InputChannel {
         return subpartitionIndex;
     }
 
+    /**
+     * The channel for an error message: its index, its gate's owner, the partition and subpartition it reads, and
+     * (where it has one) its producer. Any thread.
+     */
+    public String describe() {
+        return "channel " + channelIndex + " of " + gate.ownerName() + " (partition " + partitionId
+                + ", subpartition " + subpartitionIndex + producerDescription() + ")";
+    }
+
+    /** ", producer ..." for {@link #describe()}, or empty when the producer is this environment. */
+    String producerDescription() {
+        return "";
+    }
+
     /** The gate took a data buffer of {@code bytes} bytes from this channel. Consumer thread. */
     final void onDataTaken(int bytes) {
         dataBytesTaken += bytes;

@@ -9,12 +9,15 @@ import io.sluice.netty.partition.ResultPartitionManager;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.IntConsumer;
 
 /**
  * Makes the channels of an environment's gates: a local channel when the producer is this environment, a remote
- * one otherwise (or an unreachable one when the environment communicates locally only).
+ * one otherwise (or an unreachable one when the environment communicates locally only). With
+ * {@code shuffle.input.local-channels=false} a producer of this environment is read by a remote channel too, over a
+ * connection to this environment's own data address.
  *
  * <p>Any thread; stateless after construction.
  */
@@ -28,15 +31,22 @@ public final class InputChannelFactory {
     private final NetworkBufferPool networkBufferPool;
     private final ProducerConnections connections;
     private final IntConsumer bufferReceived;
+    private final boolean localChannels;
+    private final Supplier<InetSocketAddress> ownDataAddress;
 
     /**
      * @param connections    the transport's connections to producers (remote channels)
      * @param bufferReceived counts one buffer of the given size received by a remote channel
+     * @param localChannels  whether a producer of this environment is read in-process ({@code
+     *                       shuffle.input.local-channels}); false reads it over the transport
+     * @param ownDataAddress this environment's data address once started (where a remote channel to a producer of
+     *                       this environment connects)
      */
     public InputChannelFactory(ResourceId localResourceId, boolean localCommunicationOnly, EnvironmentConfig config,
                                ResultPartitionManager partitionManager, ScheduledExecutorService timer,
                                NetworkBufferPool networkBufferPool, ProducerConnections connections,
-                               IntConsumer bufferReceived) {
+                               IntConsumer bufferReceived, boolean localChannels,
+                               Supplier<InetSocketAddress> ownDataAddress) {
         this.localResourceId = localResourceId;
         this.localCommunicationOnly = localCommunicationOnly;
         this.config = config;
@@ -45,6 +55,8 @@ public final class InputChannelFactory {
         this.networkBufferPool = networkBufferPool;
         this.connections = connections;
         this.bufferReceived = bufferReceived;
+        this.localChannels = localChannels;
+        this.ownDataAddress = ownDataAddress;
     }
 
     /**
@@ -53,9 +65,16 @@ public final class InputChannelFactory {
      */
     public InputChannel create(SingleInputGate gate, int index, ResultPartitionId partitionId, int subpartition,
                                ResourceId producerId, InetSocketAddress dataAddress, int connectionIndex) {
-        if (producerId.equals(localResourceId)) {
+        boolean ownProducer = producerId.equals(localResourceId);
+        if (ownProducer && localChannels) {
             return new LocalInputChannel(gate, index, partitionId, subpartition, partitionManager, timer,
                     newBackoff());
+        }
+        if (ownProducer) {
+            // The descriptor's address may be null (a producer that communicates locally only): connect to the
+            // address this environment actually serves.
+            return remote(gate, index, partitionId, subpartition,
+                    new ConnectionId(ownDataAddress.get(), connectionIndex, producerId));
         }
         if (localCommunicationOnly) {
             return new UnreachableInputChannel(gate, index, partitionId, subpartition,
@@ -63,7 +82,12 @@ public final class InputChannelFactory {
                             + " is another environment, and environment " + localResourceId
                             + " was created with localCommunicationOnly (no transport); create it without that flag");
         }
-        ConnectionId connectionId = new ConnectionId(dataAddress, connectionIndex, producerId);
+        return remote(gate, index, partitionId, subpartition,
+                new ConnectionId(dataAddress, connectionIndex, producerId));
+    }
+
+    private RemoteInputChannel remote(SingleInputGate gate, int index, ResultPartitionId partitionId, int subpartition,
+                                      ConnectionId connectionId) {
         return new RemoteInputChannel(gate, index, partitionId, subpartition, connectionId, connections, timer,
                 networkBufferPool, bufferReceived, config.buffersPerChannel(), newBackoff());
     }

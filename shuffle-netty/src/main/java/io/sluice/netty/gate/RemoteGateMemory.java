@@ -57,6 +57,8 @@ final class RemoteGateMemory implements GateMemory {
      *
      * @throws ShuffleException when the gate is closed before or while this waits for segments; nothing stays
      *                          reserved
+     * @throws io.sluice.api.InsufficientBuffersException when channels x buffers-per-channel + floating buffers
+     *                          (counted in long) exceed the segments free or in the pool, with those numbers
      */
     @Override
     public void reserve() throws IOException {
@@ -65,10 +67,16 @@ final class RemoteGateMemory implements GateMemory {
                 throw closedDuringSetup();
             }
         }
-        int exclusive = channels.size() * buffersPerChannel;
+        // In long: thousands of channels times a large buffers-per-channel overflow an int.
+        long exclusive = (long) channels.size() * buffersPerChannel;
+        if (!networkBufferPool.isDestroyed()
+                && exclusive + floatingBuffers > networkBufferPool.getTotalNumberOfMemorySegments()) {
+            throw insufficient(new IOException("the pool has " + networkBufferPool.getTotalNumberOfMemorySegments()
+                    + " segments in all"));
+        }
         List<MemorySegment> segments;
         try {
-            segments = networkBufferPool.requestUnpooledMemorySegments(exclusive, releasedSignal);
+            segments = networkBufferPool.requestUnpooledMemorySegments((int) exclusive, releasedSignal);
         } catch (RequestCancelledException e) {
             throw closedDuringSetup();
         } catch (IOException e) {
@@ -109,7 +117,7 @@ final class RemoteGateMemory implements GateMemory {
     }
 
     private InsufficientBuffersException insufficient(IOException cause) {
-        int required = channels.size() * buffersPerChannel + floatingBuffers;
+        long required = (long) channels.size() * buffersPerChannel + floatingBuffers;
         return new InsufficientBuffersException("gate of " + ownerName + " needs " + required + " buffers = "
                 + channels.size() + " remote channels x " + buffersPerChannel + " ("
                 + ShuffleOptions.BUFFERS_PER_CHANNEL.key() + ") + " + floatingBuffers + " floating ("

@@ -142,6 +142,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     }
 
     @Override
+    String producerDescription() {
+        return ", producer " + connectionId.producerId() + " at " + connectionId.address();
+    }
+
+    @Override
     int exclusiveSegmentsRequired() {
         return initialCredit;
     }
@@ -552,30 +557,24 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
 
     /**
      * A floating buffer from the gate's pool, while this channel waits for one. Taken only while the channel holds
-     * fewer than it requires (the backlog may have dropped since it registered); otherwise it goes back to the pool,
-     * which hands it to the next waiting channel. Recycling thread.
+     * fewer than it requires (the backlog may have dropped since it registered); otherwise declined, and the pool
+     * offers it to the next waiting channel itself (recycling it from here would nest one hand-off per waiting
+     * channel on the recycling thread's stack). Recycling thread.
      */
     @Override
-    public boolean notifyBufferAvailable(Buffer buffer) {
+    public Reply notifyBufferAvailable(Buffer buffer) {
         boolean stillWaiting;
         synchronized (buffersLock) {
             if (released || !waitingForFloatingBuffers || availableBuffersLocked() >= numRequiredBuffers) {
                 waitingForFloatingBuffers = false;
-                stillWaiting = false;
-            } else {
-                floatingAvailable.add(buffer);
-                buffer = null;
-                stillWaiting = availableBuffersLocked() < numRequiredBuffers;
-                waitingForFloatingBuffers = stillWaiting;
+                return Reply.DECLINED;
             }
-        }
-        if (buffer != null) {
-            // Not wanted after all: back to the pool (which may hand it to the next waiter).
-            buffer.recycleBuffer();
-            return false;
+            floatingAvailable.add(buffer);
+            stillWaiting = availableBuffersLocked() < numRequiredBuffers;
+            waitingForFloatingBuffers = stillWaiting;
         }
         announceCredit(1);
-        return stillWaiting;
+        return stillWaiting ? Reply.TAKEN_WANTS_MORE : Reply.TAKEN;
     }
 
     @Override

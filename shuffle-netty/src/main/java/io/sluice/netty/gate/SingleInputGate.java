@@ -682,6 +682,18 @@ public final class SingleInputGate implements InputGate {
         reserved.release();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The channel's index, the gate's owner, the partition and subpartition it reads, and a remote channel's
+     * producer and its address.
+     */
+    @Override
+    public String describeChannel(int channelIndex) {
+        InputChannel channel = channelIndex >= 0 && channelIndex < channels.length ? channels[channelIndex] : null;
+        return channel == null ? "channel " + channelIndex + " of " + ownerName : channel.describe();
+    }
+
     @Override
     public String toString() {
         return "gate of " + ownerName + " (" + channels.length + " channels)";

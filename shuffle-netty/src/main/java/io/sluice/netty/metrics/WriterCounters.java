@@ -13,7 +13,8 @@ import java.util.List;
  * producer was blocked waiting for a buffer (backpressure).
  *
  * <p>Threads: {@link #onRecords}, {@link #beginWait()} and {@link #endWait} by the writer's producer, one thread at
- * a time (the writer's emit lock serializes them); the readers by any thread, without a lock. Cost on the data path:
+ * a time (a pipelined writer's buffers are confined to its producer thread; a blocking partition's {@code emitLock}
+ * serializes its producers); the readers by any thread, without a lock. Cost on the data path:
  * one opaque store per record (a plain store on common hardware, no fence), and a {@link WaitTimer}'s cost per wait
  * for a buffer (only when the pool is empty).
  */

@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
  * filled buffer longer than the interval. Unlike a flush of every subpartition at every interval, which cuts each
  * buffer that is still filling at that moment, it flushes a subpartition only when the oldest byte waiting there has
  * waited the interval less one tick ({@link PipelinedSubpartition#flushIfDue}); a buffer that fills within the
- * interval goes whole. With 1,000 subpartitions of 8-byte records a buffer took 65-85 ms to fill, so the fixed
- * 100 ms flush sent two buffers of about 17 KiB where one of 32 KiB would do, and every buffer sent costs both
- * event loops a wake-up (docs/benchmarks.md, session 20).
+ * interval goes whole. With many subpartitions a buffer takes most of an interval to fill, so a fixed flush would
+ * send two part-full buffers where one full one would do, and every buffer sent costs both event loops a wake-up;
+ * the JMH benchmark {@code ManyChannelsBenchmark.records} ({@code -p shape=1x1000}) is the case that shows it.
  *
  * <p>Ticks: one task on the environment's flush scheduler at a time, rescheduled after each tick for the earliest
  * deadline among the subpartitions, but never sooner than one tick ({@code interval / 10}, at least 1 ms, at most the

@@ -62,8 +62,9 @@ public final class PipelinedSubpartition {
     private boolean flushRequested;
     /**
      * Written under {@code lock}; volatile so that {@link #isReleased()}, which the producer asks once per new
-     * buffer, reads it without taking the lock the reader polls under (a contended monitor there showed as the
-     * producer's hottest Sluice frame in the Flink job profile).
+     * buffer, reads it without taking the lock the reader polls under (a contended monitor there is the producer's
+     * hottest Sluice frame in a keyed Flink job such as the one {@code io.sluice.flink.bench.FlinkShuffleBenchmark}
+     * runs).
      */
     private volatile State state = State.OPEN;
     @GuardedBy("lock")

@@ -32,7 +32,7 @@ import java.util.Objects;
  * Immutable apart from the buffer's own state, except that the decoder attaches the received payload once, before it
  * passes the message on ({@link #attachPayload}); hand it between threads only through a safe hand-over.
  */
-public final class BufferResponse implements NettyMessage, ReferenceCounted {
+public final class BufferResponse extends CountedResponse<BufferResponse> {
 
     static final byte ID = 1;
 
@@ -201,11 +201,6 @@ public final class BufferResponse implements NettyMessage, ReferenceCounted {
         return buffer == null ? 1 : buffer.refCnt();
     }
 
-    /** Adds a reference to the buffer (none without a buffer). */
-    @Override
-    public BufferResponse retain() {
-        return retain(1);
-    }
 
     @Override
     public BufferResponse retain(int increment) {
@@ -220,25 +215,8 @@ public final class BufferResponse implements NettyMessage, ReferenceCounted {
         return this;
     }
 
-    @Override
-    public BufferResponse touch() {
-        return this;
-    }
 
-    @Override
-    public BufferResponse touch(Object hint) {
-        return this;
-    }
 
-    /**
-     * Drops the message's reference of the buffer (nothing without a buffer).
-     *
-     * @return true when that was the buffer's last reference and it went back to its recycler
-     */
-    @Override
-    public boolean release() {
-        return release(1);
-    }
 
     @Override
     public boolean release(int decrement) {

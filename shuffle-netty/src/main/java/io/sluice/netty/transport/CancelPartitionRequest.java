@@ -7,17 +7,14 @@ import java.util.Objects;
 
 /**
  * Client to server: stop sending to {@code receiverId} (its channel was released, or it received data it cannot
- * use); the server releases that reader. Body: receiver id (16). Immutable; any thread.
+ * use); the server releases that reader. Body: receiver id (16), see {@link ReceiverOnlyMessage}. Immutable; any
+ * thread.
  *
  * @param receiverId the input channel whose request is cancelled
  */
-public record CancelPartitionRequest(InputChannelId receiverId) implements NettyMessage {
+public record CancelPartitionRequest(InputChannelId receiverId) implements ReceiverOnlyMessage {
 
     static final byte ID = 4;
-
-    static final int RECEIVER_ID_OFFSET = 0;
-    static final int RECEIVER_ID_SIZE = WireFields.ID_LENGTH;
-    static final int BODY_LENGTH = RECEIVER_ID_OFFSET + RECEIVER_ID_SIZE;
 
     /** Checks the field. */
     public CancelPartitionRequest {
@@ -27,16 +24,6 @@ public record CancelPartitionRequest(InputChannelId receiverId) implements Netty
     @Override
     public byte id() {
         return ID;
-    }
-
-    @Override
-    public int bodyLength() {
-        return BODY_LENGTH;
-    }
-
-    @Override
-    public void writeBody(ByteBuf out) {
-        WireFields.writeId(out, receiverId);
     }
 
     static CancelPartitionRequest readBody(ByteBuf in) {

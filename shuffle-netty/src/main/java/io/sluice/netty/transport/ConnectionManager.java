@@ -76,15 +76,16 @@ public final class ConnectionManager implements ProducerConnections {
     /**
      * Unflushed bytes a server connection may queue before it stops taking buffers from its readers. The queued
      * bytes are the producers' own buffers (zero copy) and are bounded by the consumers' credit anyway; a window of
-     * 16 buffers lets one flush hand the socket many of them (measured: +25 % bulk throughput over 2 buffers, the
-     * classic setting, on 2 cores over loopback).
+     * 16 buffers, not the classic 2, lets one flush hand the socket many of them, which the JMH benchmark
+     * {@code BulkThroughputBenchmark.fullBuffers} shows in its throughput.
      */
     private static final int WRITE_HIGH_WATER_MARK_SEGMENTS = 16;
 
     /**
      * Largest single socket read. Netty grows the read size adaptively up to this; reading up to 8 full frames at
-     * once takes one syscall and one pipeline pass where 64 KiB took four (measured: +15 % bulk throughput). The
-     * bytes are copied into the channels' buffers at once and the read buffer released, so it is transient.
+     * once takes one syscall and one pipeline pass where reads of 64 KiB take four, which the JMH benchmark
+     * {@code BulkThroughputBenchmark.fullBuffers} shows in its throughput. The bytes are copied into the channels'
+     * buffers at once and the read buffer released, so it is transient.
      */
     private static final int MAX_READ_BYTES = 256 * 1024;
 

@@ -79,6 +79,11 @@ final class ConnectionTraffic extends ChannelDuplexHandler {
         ctx.write(msg, promise);
     }
 
+    /** Bytes received on this connection so far. Any thread. */
+    long bytesRead() {
+        return (long) BYTES_READ.getOpaque(this);
+    }
+
     /** The server's readers on this connection gained ({@code delta > 0}) or used credit. Event loop. */
     void addCredit(int delta) {
         CREDIT.setOpaque(this, (int) CREDIT.getOpaque(this) + delta);

@@ -291,7 +291,7 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
                 + " of blocking partition " + channel.partitionId() + " is damaged at offset " + corrupt.offset()
                 + " of its data file " + FileSpan.dataFileName(channel.partitionId()) + " at the producer "
                 + remoteAddress() + ": " + corrupt.describe() + "; the partition must be produced again (read by "
-                + channel + ")");
+                + channel.describe() + ")");
         LOG.warn("{}", failure.getMessage());
         channel.onError(failure);
     }
@@ -300,9 +300,13 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         notifyChannelsOfThisRead();
         if (!channels.isEmpty()) {
+            boolean nothingReceived = ConnectionTraffic.of(ctx.channel()).bytesRead() == 0;
             failAllChannels(new TransportException("connection to producer " + connectionId.producerId().value()
-                    + " at " + remoteAddress() + " was closed (connection " + connectionId.connectionIndex()
-                    + "); the producer environment closed or died", remoteAddress()));
+                    + " at " + remoteAddress() + " was closed" + (nothingReceived
+                            ? " before the producer sent anything" : "") + " (connection "
+                    + connectionId.connectionIndex() + "); " + (nothingReceived
+                            ? TlsMismatch.closedBeforeAnything(ctx.channel()) : "the producer environment closed or died"),
+                    remoteAddress()));
         }
         super.channelInactive(ctx);
     }

@@ -13,11 +13,12 @@ import io.netty.buffer.ByteBuf;
  * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}, {@link ReleasePartitions} (from a
  * shuffle master). Server to client: {@link BufferResponse}, {@link StoredBuffersResponse} (a run of a blocking
  * partition's buffers from its file), {@link ErrorResponse}. Both directions: {@link Heartbeat}. The value messages are records (equality by their
- * fields); {@link BufferResponse} is a class because it owns a buffer reference. Sealed: the protocol has exactly
- * these messages.
+ * fields); {@link BufferResponse} is a class because it owns a buffer reference. Messages with the same body share
+ * its code: {@link EmptyBodyMessage} (no body) and {@link ReceiverOnlyMessage} (the receiver id alone). Sealed: the
+ * protocol has exactly these messages.
  */
-public sealed interface NettyMessage permits PartitionRequest, AddCredit, CancelPartitionRequest, EmptyBodyMessage,
-        TaskEventRequest, ResumeConsumption, ReleasePartitions, BufferResponse, StoredBuffersResponse, ErrorResponse {
+public sealed interface NettyMessage permits PartitionRequest, AddCredit, ReceiverOnlyMessage, EmptyBodyMessage,
+        TaskEventRequest, ReleasePartitions, CountedResponse, ErrorResponse {
 
     /** @return the message id written into the frame header */
     byte id();

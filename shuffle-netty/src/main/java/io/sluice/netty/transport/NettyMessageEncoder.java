@@ -30,8 +30,8 @@ import java.nio.ByteBuffer;
  * epoll writes from its memory address; the NIO transport still makes one internal NIO view per write (about 64).
  * The header's promise is this encoder's one void promise. Not new per buffer: the 39-byte header (10 frame + 29
  * response bytes) comes from the channel's pooled allocator, and Netty recycles its ByteBuf object and the two
- * {@code ChannelOutboundBuffer} entries. The payload itself is never copied. Measured for the whole path in
- * {@code sluice-bench jmh SteadyStateAllocationBenchmark -prof gc} (docs/benchmarks.md).
+ * {@code ChannelOutboundBuffer} entries. The payload itself is never copied. The JMH benchmark
+ * {@code SteadyStateAllocationBenchmark.buffers}, run with {@code -prof gc}, measures the whole path's allocation.
  */
 public final class NettyMessageEncoder extends ChannelOutboundHandlerAdapter {
 

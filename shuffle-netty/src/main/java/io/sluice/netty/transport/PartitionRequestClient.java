@@ -70,15 +70,8 @@ public final class PartitionRequestClient implements ProducerConnection {
     public void requestSubpartition(ResultPartitionId partitionId, int subpartitionIndex, RemoteInputChannel inputChannel,
                                     int initialCredit) {
         handler.addInputChannel(inputChannel);
-        PartitionRequest request = new PartitionRequest(partitionId, subpartitionIndex, inputChannel.inputChannelId(),
-                initialCredit);
-        channel.writeAndFlush(request).addListener((ChannelFutureListener) future -> {
-            if (!future.isSuccess()) {
-                inputChannel.onError(new TransportException("sending the request for partition " + partitionId
-                        + " to " + connectionId + " failed: " + future.cause(), connectionId.address(),
-                        future.cause()));
-            }
-        });
+        send(new PartitionRequest(partitionId, subpartitionIndex, inputChannel.inputChannelId(), initialCredit),
+                inputChannel, "the request for partition " + partitionId);
     }
 
     /** Hands the channel's new credit to the event loop (coalesced). */
@@ -90,27 +83,28 @@ public final class PartitionRequestClient implements ProducerConnection {
     /** Sends a consumer's task event to the producer of {@code partitionId}. */
     @Override
     public void sendTaskEvent(ResultPartitionId partitionId, ByteBuffer event, RemoteInputChannel inputChannel) {
-        channel.writeAndFlush(new TaskEventRequest(event, partitionId, inputChannel.inputChannelId()))
-                .addListener((ChannelFutureListener) future -> {
-                    if (!future.isSuccess()) {
-                        inputChannel.onError(new TransportException("sending a task event for partition "
-                                + partitionId + " to " + connectionId + " failed: " + future.cause(),
-                                connectionId.address(), future.cause()));
-                    }
-                });
+        send(new TaskEventRequest(event, partitionId, inputChannel.inputChannelId()), inputChannel,
+                "a task event for partition " + partitionId);
     }
 
     /** Tells the producer that {@code inputChannel} resumes after a blocking event. */
     @Override
     public void resumeConsumption(RemoteInputChannel inputChannel) {
-        channel.writeAndFlush(new ResumeConsumption(inputChannel.inputChannelId()))
-                .addListener((ChannelFutureListener) future -> {
-                    if (!future.isSuccess()) {
-                        inputChannel.onError(new TransportException("sending resume-consumption for "
-                                + inputChannel + " to " + connectionId + " failed: " + future.cause(),
-                                connectionId.address(), future.cause()));
-                    }
-                });
+        send(new ResumeConsumption(inputChannel.inputChannelId()), inputChannel,
+                "resume-consumption for " + inputChannel);
+    }
+
+    /**
+     * Writes {@code message} for {@code inputChannel}; a failed write fails that channel only, with a
+     * {@link TransportException} saying that sending {@code what} to this connection failed, and why.
+     */
+    private void send(NettyMessage message, RemoteInputChannel inputChannel, String what) {
+        channel.writeAndFlush(message).addListener((ChannelFutureListener) future -> {
+            if (!future.isSuccess()) {
+                inputChannel.onError(new TransportException("sending " + what + " to " + connectionId + " failed: "
+                        + future.cause(), connectionId.address(), future.cause()));
+            }
+        });
     }
 
     /**

@@ -124,8 +124,7 @@ public final class PartitionRequestClientFactory implements ProducerConnections 
                 clients.remove(connectionId, result);
                 channel.close();
                 result.completeExceptionally(new TransportException("TLS handshake with " + connectionId
-                        + " failed: " + handshake.cause().getMessage() + "; both ends need a certificate that "
-                        + "chains to the other's truststore (shuffle.security.ssl.*)", connectionId.address(),
+                        + " failed: " + TlsMismatch.handshakeFailed(handshake.cause()), connectionId.address(),
                         handshake.cause()));
             });
         });

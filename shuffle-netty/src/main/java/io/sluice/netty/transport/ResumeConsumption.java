@@ -8,19 +8,15 @@ import java.util.Objects;
 /**
  * Client to server: the consumer channel {@code receiverId} has processed the blocking event its subpartition sent
  * (see {@link io.sluice.api.ResultPartitionWriter#broadcastBlockingEvent}); the server's reader of that subpartition
- * resumes sending. Credit is unaffected: the channel keeps the credit it announced. Body: receiver id (16).
- * Immutable; any thread.
+ * resumes sending. Credit is unaffected: the channel keeps the credit it announced. Body: receiver id (16), see
+ * {@link ReceiverOnlyMessage}. Immutable; any thread.
  *
  * @param receiverId the input channel that resumes
  */
-public record ResumeConsumption(InputChannelId receiverId) implements NettyMessage {
+public record ResumeConsumption(InputChannelId receiverId) implements ReceiverOnlyMessage {
 
     /** Chosen away from the low ids so that other additions to the protocol do not collide with it. */
     static final byte ID = 16;
-
-    static final int RECEIVER_ID_OFFSET = 0;
-    static final int RECEIVER_ID_SIZE = WireFields.ID_LENGTH;
-    static final int BODY_LENGTH = RECEIVER_ID_OFFSET + RECEIVER_ID_SIZE;
 
     /** Checks the field. */
     public ResumeConsumption {
@@ -30,16 +26,6 @@ public record ResumeConsumption(InputChannelId receiverId) implements NettyMessa
     @Override
     public byte id() {
         return ID;
-    }
-
-    @Override
-    public int bodyLength() {
-        return BODY_LENGTH;
-    }
-
-    @Override
-    public void writeBody(ByteBuf out) {
-        WireFields.writeId(out, receiverId);
     }
 
     static ResumeConsumption readBody(ByteBuf in) {

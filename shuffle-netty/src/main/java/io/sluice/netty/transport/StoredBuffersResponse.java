@@ -2,7 +2,6 @@ package io.sluice.netty.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.FileRegion;
-import io.netty.util.ReferenceCounted;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.partition.FileSpan;
 
@@ -29,7 +28,7 @@ import java.util.Objects;
  * Netty, which releases it once written (or on failure); a message that is never written is released by whoever
  * dropped it. On the receiving side only the header is read ({@link #readHeader}); it holds no region. Immutable.
  */
-public final class StoredBuffersResponse implements NettyMessage, ReferenceCounted {
+public final class StoredBuffersResponse extends CountedResponse<StoredBuffersResponse> {
 
     static final byte ID = 9;
 
@@ -178,10 +177,6 @@ public final class StoredBuffersResponse implements NettyMessage, ReferenceCount
         return region == null ? 1 : region.refCnt();
     }
 
-    @Override
-    public StoredBuffersResponse retain() {
-        return retain(1);
-    }
 
     @Override
     public StoredBuffersResponse retain(int increment) {
@@ -191,20 +186,8 @@ public final class StoredBuffersResponse implements NettyMessage, ReferenceCount
         return this;
     }
 
-    @Override
-    public StoredBuffersResponse touch() {
-        return this;
-    }
 
-    @Override
-    public StoredBuffersResponse touch(Object hint) {
-        return this;
-    }
 
-    @Override
-    public boolean release() {
-        return release(1);
-    }
 
     @Override
     public boolean release(int decrement) {

@@ -15,11 +15,12 @@ import java.util.Locale;
  * there. Decided once per connection, by the server, from the consumer's address. Immutable; any thread.
  *
  * <p>Why not always sendfile: between two environments on one host the receiver copies every byte out of the socket
- * whichever way it was sent, so sendfile saves only the sender's copy, and on the project's 2-vCPU VM it cost more
- * CPU than reading and writing: a sendfile and a header write per buffer (or per run of buffers) against one
- * {@code writev} for many buffers. Measured on 2026-12-01 (docs/batch.md, "Zero copy or the read budget"): the event
- * loops spent about 40 % more CPU per read with sendfile and the read was no faster. Across a network the saved copy
- * is the point of sendfile, so {@link #AUTO} uses it for every consumer that is not on this host.
+ * whichever way it was sent, so sendfile saves only the sender's copy, and it costs the event loops more CPU than
+ * reading and writing without making the read faster: a sendfile and a header write per buffer (or per run of
+ * buffers) against one {@code writev} for many buffers. {@code sluice-bench --partition-type blocking --bytes 2g}, run
+ * once with {@code --conf shuffle.blocking.zero-copy=always} and once with {@code =never}, shows it in the event
+ * loops' CPU time. Across a network the saved copy is the point of sendfile, so {@link #AUTO} uses it for every
+ * consumer that is not on this host.
  */
 public enum ZeroCopyMode {
 

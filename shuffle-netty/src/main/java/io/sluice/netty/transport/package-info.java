@@ -13,13 +13,15 @@
  * no complete frame arrived for the timeout); the server bounds what a client can make it hold
  * ({@code ServerMessageDecoder.maxClientFrameLength()}, {@code ServerReadThrottle}) and, with TLS, refuses untrusted
  * peers with one log line ({@code TlsHandshakeGuard}). With TLS the SslHandler encrypts each payload into buffers of
- * its own: the zero-copy path described below then ends at the SslHandler.
+ * its own: the sender's zero-copy path described below then ends at the SslHandler.
  *
  * <h2>Threads</h2>
  * <ul>
  *   <li>A connection's event loop runs its handlers, decoders, encoder, request queue and view readers. Data goes from
- *       a producer's buffer to the socket, and from the socket into the receiving channel's buffer, without a
- *       copy.</li>
+ *       a producer's buffer to the socket without a copy (its bytes are wrapped, not copied, see
+ *       {@link io.sluice.netty.transport.NettyMessageEncoder}). On the receiving side each payload is copied once,
+ *       from Netty's read buffer (released at once) into a buffer of the receiving channel, so that Netty never holds
+ *       a payload (see {@link io.sluice.netty.transport.ClientMessageDecoder}).</li>
  *   <li>Producer threads (a subpartition's notification) and consumer or recycling threads (new credit) reach an event
  *       loop only through one lock-free queue per connection and at most one pending task: notifications are
  *       coalesced, Netty state is never touched from them.</li>

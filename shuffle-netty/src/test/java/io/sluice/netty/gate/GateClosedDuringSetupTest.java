@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 8, defect 1: a gate closed while its {@code setup()} waits for the exclusive segments its remote channels
+ * SIG-1, SIG-10: a gate closed while its {@code setup()} waits for the exclusive segments its remote channels
  * need. The close does not wait for the reservation (whose own timeout is 30 s), the waiting setup ends at once with
  * a {@link ShuffleException} saying the gate was closed, and every segment comes back: none is handed to a released
  * channel, and the gate's floating pool is destroyed even when it is created after the close.

@@ -113,7 +113,7 @@ class RemoteInputChannelTest {
         });
     }
 
-    // Issue 8 defect 4 over a remote channel: the second recycle of a handed-out buffer names the channel and
+    // BUF-1 over a remote channel: the second recycle of a handed-out buffer names the channel and
     // leaves the channel's credit alone
     @Test
     void handedOutBufferRecycledTwice_failsNamingTheChannel_andTheExclusiveBufferComesBackOnce() throws Exception {
@@ -129,7 +129,7 @@ class RemoteInputChannelTest {
         assertEquals(2, channel.availableBuffers(), "the exclusive buffer came back once");
     }
 
-    // Issue 8 defect 5 on the consumer side: events come without credit, so a channel holds at most
+    // Events come without credit, so a channel holds at most
     // MAX_QUEUED_EVENTS of them unread; one more fails the channel (a consumer that does not read its events)
     @Test
     void eventsTheConsumerDoesNotRead_beyondTheLimit_failTheChannel_andTheyAreRecycled() throws Exception {
@@ -200,6 +200,16 @@ class RemoteInputChannelTest {
 
         ProducerFailedException error = assertThrows(ProducerFailedException.class, () -> gate.pollNext());
         assertEquals("producer p failed: disk full", error.getMessage());
+    }
+
+    // Error messages name the channel's partition, subpartition and producer (docs/contract.md section 6)
+    @Test
+    void describe_namesTheOwnerThePartitionTheSubpartitionAndTheProducer() throws Exception {
+        SingleInputGate gate = channels.gate(2, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 1);
+
+        assertEquals("channel 1 of test-consumer (partition " + channel.partitionId() + ", subpartition 0, producer "
+                + RemoteChannels.PRODUCER + " at " + RemoteChannels.NOWHERE.address() + ")", gate.describeChannel(1));
     }
 
     // RIC-8, RIC-9

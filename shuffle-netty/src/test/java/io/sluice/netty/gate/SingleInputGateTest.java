@@ -535,7 +535,7 @@ class SingleInputGateTest {
         partition.close();
     }
 
-    // Issue 8 defect 4: a local slice shares its reference count with the producer's builder; a second recycle
+    // BUF-1: a local slice shares its reference count with the producer's builder; a second recycle
     // must fail without taking the builder's reference (the producer still writes into that segment)
     @Test
     void localSliceRecycledTwice_failsNamingTheChannel_andLeavesTheProducersBufferAlone() throws Exception {

@@ -73,7 +73,7 @@ class ResultPartitionManagerTest {
         assertFalse(manager.registeredPartitionIds().contains(partition.partitionId()));
     }
 
-    // Issue 8 defect 8: a reader's listener whose event loop has terminated (its environment closing) must not fail
+    // RPM-2: a reader's listener whose event loop has terminated (its environment closing) must not fail
     // the producer's setup with RejectedExecutionException, nor keep the other waiting readers from their view
     @Test
     void listenerOnATerminatedEventLoop_doesNotFailTheRegistration_andTheOtherListenersAreStillTold()
@@ -93,7 +93,7 @@ class ResultPartitionManagerTest {
         assertEquals(List.of(partition.partitionId()), List.copyOf(manager.registeredPartitionIds()));
     }
 
-    // Issue 8 defect 8: once the environment's close began, a registration is refused with a ShuffleException
+    // Once the environment's close began, a registration is refused with a ShuffleException
     @Test
     void registrationAfterShutdown_failsSetupWithShuffleException_andLeavesNothingRegisteredOrReserved()
             throws Exception {

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A release from another thread while the producer writes without a lock (issues 10 and 13): the producer's buffers
+ * RP-2: a release from another thread while the producer writes without a lock: the producer's buffers
  * under construction stay with it until its next call, so a segment never goes back to a pool while the producer may
  * still write into it; the producer only ever sees {@link ShuffleException}; every segment comes back.
  */

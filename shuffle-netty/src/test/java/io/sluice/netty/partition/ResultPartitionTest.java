@@ -111,7 +111,7 @@ class ResultPartitionTest {
         assertEquals(14, partition.bytesOut(), "4-byte length + 10 bytes");
     }
 
-    // RP-2, issue 8 defect 3: a released writer refuses data loudly (API.md "Additions, second round")
+    // RP-2: a released writer refuses data loudly (docs/contract.md: a writer whose partition was released)
     @Test
     void emitAfterReleasePartitionsLocally_throwsShuffleExceptionNamingThePartitionAndWhy_andHoldsNoMemory()
             throws Exception {
@@ -156,7 +156,7 @@ class ResultPartitionTest {
         }
     }
 
-    // Issue 8 defect 5: events are bounded in size ...
+    // Events are bounded in size ...
     @Test
     void eventAboveTheSizeLimit_isRefusedNamingItsSizeAndTheLimit_andQueuesNothing() throws Exception {
         ResultPartition partition = fixture.setUpPartition(2);
@@ -192,7 +192,7 @@ class ResultPartitionTest {
         partition.emitRecord(TestRecords.record(0, 0, 10), 0); // records are not affected
     }
 
-    // Issue 8 defect 2: the pool destroyed under a producer that passed the state check (the window between a
+    // RP-2: the pool destroyed under a producer that passed the state check (the window between a
     // concurrent release's state change and its subpartitions' release) surfaces as ShuffleException, never as the
     // pool's unchecked BufferPoolDestroyedException
     @Test
@@ -206,7 +206,7 @@ class ResultPartitionTest {
         assertTrue(error.getMessage().contains(partition.partitionId().toString()), error.getMessage());
     }
 
-    // Issue 8 defect 2, as the engine meets it: emitRecord racing close() from another thread, many times
+    // RP-2, as the engine meets it: emitRecord racing close() from another thread, many times
     @Test
     void emitRacingClose_thousandsOfTimes_endsOnlyInShuffleException() throws Exception {
         ByteBuffer record = TestRecords.record(0, 0, ONE_BUFFER_RECORD);

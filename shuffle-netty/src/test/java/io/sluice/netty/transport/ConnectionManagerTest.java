@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An environment's transport as a whole: its life cycle, the data port, and the connections it counts on both ends
- * (issue 4, connection manager; docs/behaviours.md section 13).
+ * (NCM-1, NCM-2; docs/behaviours.md section 13).
  */
 @Timeout(60)
 class ConnectionManagerTest {

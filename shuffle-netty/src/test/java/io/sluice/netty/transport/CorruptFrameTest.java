@@ -130,7 +130,7 @@ class CorruptFrameTest {
         assertEquals(1, buffers.recycled(), "the event buffer taken for the payload is recycled");
     }
 
-    // Issue 8 defect 5: an event frame above the event limit is refused before anything is allocated for it
+    // An event frame above the event limit is refused before anything is allocated for it
     @Test
     void eventFrameAboveTheEventLimit_isCorrupt_andNothingIsAllocatedForIt() {
         TestNetworkBufferAllocator buffers = new TestNetworkBufferAllocator(RECEIVER);

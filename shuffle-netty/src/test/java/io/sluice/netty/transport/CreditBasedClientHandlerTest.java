@@ -406,7 +406,7 @@ class CreditBasedClientHandlerTest {
         connection.channel().checkException();
     }
 
-    // Issue 8 defect 8: when two failures hit one connection at once, the first one is what every channel reports,
+    // CTE-2: when two failures hit one connection at once, the first one is what every channel reports,
     // including a channel added afterwards. Deterministic: the first failing thread is held at one channel (the
     // test owns that channel's monitor, which recording an error takes) while the second failure runs.
     @Test

@@ -85,7 +85,7 @@ class PartitionRequestClientFactoryTest {
         assertEquals(1, server.acceptedConnections());
     }
 
-    // PCF-2 (one client per connection id), issue 4: "created once even when many channels ask at the same moment"
+    // PCF-2: one client per connection id, "created once even when many channels ask at the same moment"
     @Test
     void concurrentRequestsForOneConnectionId_shareOneConnection_anotherIndexGetsItsOwn() throws Exception {
         ScriptedServer server = server(ScriptedServer.freeAddress());

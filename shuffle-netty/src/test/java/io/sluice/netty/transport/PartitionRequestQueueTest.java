@@ -153,7 +153,7 @@ class PartitionRequestQueueTest {
         assertEquals(2, partition.subpartition(0).getNumberOfQueuedBuffers(), "two buffers wait for credit");
     }
 
-    // Issue 8 defect 8: credit beyond Integer.MAX_VALUE is a protocol error of that receiver (no client owns that many
+    // PRQ-5: credit beyond Integer.MAX_VALUE is a protocol error of that receiver (no client owns that many
     // buffers): its reader is failed with a message naming the numbers, the partition stays for the others
     @Test
     void addCreditOverflowingTheReadersCounter_failsThatReceiverAsAProtocolError_andKeepsThePartition()

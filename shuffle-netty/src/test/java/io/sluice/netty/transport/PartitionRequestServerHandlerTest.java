@@ -182,7 +182,7 @@ class PartitionRequestServerHandlerTest {
         assertEquals(0, connection.reader(RECEIVER).credit());
     }
 
-    // Task events (issue 4: TaskEventRequest reaches the producer partition's listener)
+    // Task events (SIG-5: a TaskEventRequest reaches the producer partition's listener)
     @Test
     void taskEvent_reachesTheProducersListener_andOneForAnUnknownPartitionIsDroppedWithoutAnswer() throws Exception {
         ServerConnection connection = connection(false);

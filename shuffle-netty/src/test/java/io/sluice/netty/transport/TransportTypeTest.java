@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Which Netty transport each value of {@code shuffle.netty.transport} selects (issue 4, connection manager). */
+/** Which Netty transport each value of {@code shuffle.netty.transport} selects. */
 class TransportTypeTest {
 
     @Test

@@ -9,16 +9,26 @@ import io.sluice.tests.support.RecordVerifier;
 import java.nio.ByteBuffer;
 
 /**
- * One consumer of a chaos job: reads its gate (input channel p is producer p) to the end, verifies every record
- * (channel, sequence, checksum), where every event arrived and each producer's final counts, sends its task events
- * and fires the faults keyed to its record count. Wrong data throws {@link RecordVerificationException}. Runs on
- * its own thread.
+ * One consumer of a chaos job: opens its gate (input channel p is producer p), reads it to the end, verifies every
+ * record (channel, sequence, checksum), where every event arrived and each producer's final counts, sends its task
+ * events and fires the faults keyed to its record count. Wrong data throws {@link RecordVerificationException}.
+ * Runs on its own thread.
  */
 final class ChaosConsumer {
 
+    /** Hands a consumer its gate, set up; called on the consumer's thread. */
+    @FunctionalInterface
+    interface GateSource {
+        /**
+         * @return the gate, set up; the consumer closes it
+         * @throws Exception what creating or setting it up threw: the consumer's outcome
+         */
+        InputGate open() throws Exception;
+    }
+
     private final int index;
     private final ChaosScenario scenario;
-    private final InputGate gate;
+    private final GateSource gateSource;
     private final FaultActions actions;
     private final RecordVerifier verifier;
     private final int[] nextEvent;
@@ -28,13 +38,13 @@ final class ChaosConsumer {
     /**
      * @param index    the consumer's number, which is also the subpartition it reads
      * @param scenario the job
-     * @param gate     its gate, set up; this task closes it
+     * @param gateSource its gate; this task closes it
      * @param actions  what its faults do
      */
-    ChaosConsumer(int index, ChaosScenario scenario, InputGate gate, FaultActions actions) {
+    ChaosConsumer(int index, ChaosScenario scenario, GateSource gateSource, FaultActions actions) {
         this.index = index;
         this.scenario = scenario;
-        this.gate = gate;
+        this.gateSource = gateSource;
         this.actions = actions;
         int producers = scenario.producers();
         int[] channels = new int[producers];
@@ -53,6 +63,14 @@ final class ChaosConsumer {
 
     /** @throws Exception what the gate threw, or what arrived wrong */
     void run() throws Exception {
+        try {
+            readToEnd(gateSource.open());
+        } finally {
+            actions.consumerEnded(index);
+        }
+    }
+
+    private void readToEnd(InputGate gate) throws Exception {
         long[] taskEvents = scenario.taskEvents()[index];
         int taskEventsSent = 0;
         try (RecordReader reader = new RecordReader(gate)) {
@@ -70,6 +88,7 @@ final class ChaosConsumer {
                 } else {
                     verifier.verify(next.channelIndex(), next.data());
                     read++;
+                    actions.consumerRead(index);
                     if (sleepEvery > 0 && read % sleepEvery == 0) {
                         Thread.sleep(1);
                     }

@@ -10,11 +10,12 @@ import java.util.List;
  * @param problems every violation found (wrong data, an unexplained or undocumented failure, a stuck thread with its
  *                 stack, a segment that never came back); empty when the seed passed
  * @param fired    the faults that hit
- * @param outcome  how each task ended, producers first
+ * @param outcome  how each task ended, producers first (those of blocking partitions before the others)
+ * @param notes    what the faults that damaged files did, in words (which byte, which entry, which length)
  * @param nanos    how long the run took
  */
 public record ChaosResult(ChaosScenario scenario, List<String> problems, List<Fault> fired, List<TaskOutcome> outcome,
-                          long nanos) {
+                          List<String> notes, long nanos) {
 
     /** @return true when nothing was wrong */
     public boolean passed() {
@@ -28,13 +29,13 @@ public record ChaosResult(ChaosScenario scenario, List<String> problems, List<Fa
     public ChaosResult withProblems(List<String> more) {
         List<String> all = new ArrayList<>(problems);
         all.addAll(more);
-        return new ChaosResult(scenario, List.copyOf(all), fired, outcome, nanos);
+        return new ChaosResult(scenario, List.copyOf(all), fired, outcome, notes, nanos);
     }
 
     /** @return the one-line Maven command that runs this seed again */
     public static String replayCommand(long seed) {
         return "mvn -o -pl shuffle-tests -am test -Dtest=ChaosTest -Dsurefire.failIfNoSpecifiedTests=false "
-                + "-Dchaos.seed=" + seed + "   (or: java -jar shuffle-tests/target/sluice-bench.jar chaos --seed "
+                + "-Dchaos.seed=" + seed + "   (or: java -jar sluice-bench/target/sluice-bench.jar chaos --seed "
                 + seed + ")";
     }
 
@@ -46,6 +47,9 @@ public record ChaosResult(ChaosScenario scenario, List<String> problems, List<Fa
         text.append("replay: ").append(replayCommand(scenario.seed())).append('\n');
         text.append(scenario.describe());
         text.append("faults that hit: ").append(fired.isEmpty() ? "none" : fired.toString()).append('\n');
+        for (String note : notes) {
+            text.append("  ").append(note).append('\n');
+        }
         for (TaskOutcome task : outcome) {
             text.append("  ").append(task).append('\n');
         }

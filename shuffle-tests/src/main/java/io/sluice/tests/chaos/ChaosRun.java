@@ -12,30 +12,44 @@ import io.sluice.api.ShuffleEnvironment;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleMetrics;
-import io.sluice.tests.support.Wiring;
+import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.NettyShuffleEnvironmentBuilder;
 import io.sluice.netty.NettyShuffleServiceFactory;
+import io.sluice.netty.file.FileChannelManager;
 import io.sluice.tests.support.RecordVerificationException;
+import io.sluice.tests.support.Wiring;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 
 /**
- * Runs one seed: builds the scenario's environments (each with a {@link ChaosPipelineHook}), registers one
- * partition per producer, sets up every writer and gate, runs each producer and consumer on its own thread with a
- * deadline while the faults fire, then closes everything and judges: every consumer read everything intact or
- * failed with a documented exception that a fault which hit explains; no task still running at the deadline (its
- * stack is reported); every environment got every segment back. Netty's leak detector is the caller's part (it needs
- * a garbage collection). One thread: create, {@link #execute()}, discard.
+ * Runs one seed: builds the scenario's environments (each with a {@link ChaosPipelineHook} and a temp directory of
+ * its own), registers one partition per producer, sets up every writer, runs each producer and consumer on its own
+ * thread with a deadline while the faults fire, then closes everything and judges: every consumer read everything
+ * intact or failed with a documented exception that a fault which hit explains; no task still running at the
+ * deadline (its stack is reported); every environment got every segment back and left no file behind. Netty's leak
+ * detector is the caller's part (it needs a garbage collection).
+ *
+ * <p>With blocking partitions the job runs in two steps, as a batch engine runs stages: the producers of blocking
+ * partitions run to their finish; then the at-rest faults damage the finished files; then the pipelined producers
+ * start and every consumer sets up its gate, on its own thread, and reads. Without them the gates are set up before
+ * any task starts. A large gate's producers run a thread per environment ({@link ManyWritersProducer}).
+ * One thread: create, {@link #execute()}, discard.
  */
 public final class ChaosRun {
 
@@ -46,9 +60,19 @@ public final class ChaosRun {
 
     private final ChaosScenario scenario;
     private final List<String> problems = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> notes = new ArrayList<>();
     private final List<Throwable> faultErrors = Collections.synchronizedList(new ArrayList<>());
     private final List<ShuffleEnvironment> environments = new ArrayList<>();
+    private final List<Path> tmpDirs = new ArrayList<>();
+    /** Gates are set up by the run's thread, or by consumer threads when partitions are blocking. */
+    private final List<InputGate> gates = Collections.synchronizedList(new ArrayList<>());
     private final int[] ports;
+    /** The faults that had hit when every task ended or the deadline passed (closes after it may fire more). */
+    private Set<Fault> fired = Set.of();
+
+    /** A task's thread and what it stands for: one or more producers, or one consumer. */
+    private record Task(TaskThread thread, boolean producer, int index, LongSupplier count) {
+    }
 
     /** @param seed the seed whose scenario to run */
     public ChaosRun(long seed) {
@@ -63,46 +87,56 @@ public final class ChaosRun {
         List<TaskOutcome> outcome = new ArrayList<>();
         ShuffleMaster master = new NettyShuffleServiceFactory().createShuffleMaster(scenario.config(0));
         List<ResultPartitionWriter> writers = new ArrayList<>();
-        List<InputGate> gates = new ArrayList<>();
         try {
             startEnvironments(actions);
             List<ShuffleDescriptor> partitions = new ArrayList<>();
             for (int p = 0; p < scenario.producers(); p++) {
                 ShuffleEnvironment env = environments.get(scenario.producerEnvironment()[p]);
-                partitions.add(Wiring.register(master, ResultPartitionId.random(), scenario.consumers(),
+                partitions.add(Wiring.register(master, ResultPartitionId.random(), scenario.partitionTypes()[p],
+                        subpartitions(), scenario.connectionIndex(p),
                         new ProducerDescriptor(env.resourceId(), env.dataAddress())));
             }
             for (int p = 0; p < scenario.producers(); p++) {
                 ResultPartitionWriter writer = Wiring.writer(environments.get(scenario.producerEnvironment()[p]),
-                        "producer " + p, partitions.get(p), scenario.consumers());
+                        "producer " + p, partitions.get(p), scenario.partitionTypes()[p], subpartitions());
                 writers.add(writer);
                 writer.setup();
                 writer.onTaskEvent(new TaskEventCheck(p, scenario.consumers(), problems));
             }
-            for (int c = 0; c < scenario.consumers(); c++) {
-                InputGate gate = Wiring.gate(environments.get(scenario.consumerEnvironment()[c]), "consumer " + c, c,
-                        partitions);
-                gates.add(gate);
-                gate.setup();
+            if (!scenario.anyBlocking()) {
+                for (int c = 0; c < scenario.consumers(); c++) {
+                    openGate(c, partitions);
+                }
             }
-            runTasks(actions, writers, gates, outcome);
+            runTasks(actions, writers, partitions, outcome);
         } catch (Exception e) {
             problems.add("the job could not be set up (before any fault): " + stackOf(e));
         } finally {
-            closeAll(writers, gates, master);
+            closeAll(writers, master);
         }
         awaitFaultThreads(actions);
         checkMemory();
+        checkFilesDeleted();
         for (Throwable error : faultErrors) {
             problems.add(stackOf(error));
         }
-        return new ChaosResult(scenario, List.copyOf(problems), List.copyOf(actions.firedFaults()), outcome,
+        return new ChaosResult(scenario, List.copyOf(problems), List.copyOf(fired), outcome, List.copyOf(notes),
                 System.nanoTime() - start);
+    }
+
+    /** Every producer's partition has a subpartition per consumer. */
+    private int subpartitions() {
+        return scenario.consumers();
     }
 
     private void startEnvironments(FaultActions actions) throws Exception {
         for (int i = 0; i < scenario.environments(); i++) {
-            ShuffleEnvironmentContext context = ShuffleEnvironmentContext.of(scenario.config(i),
+            // A directory of its own per environment and seed, so the run finds a partition's files and sees what
+            // the environment's close leaves behind.
+            Path tmpDir = Files.createTempDirectory("sluice-chaos-" + scenario.seed() + "-env-" + i + "-");
+            tmpDirs.add(tmpDir);
+            ShuffleEnvironmentContext context = ShuffleEnvironmentContext.of(
+                    scenario.config(i).with(ShuffleOptions.TMP_DIRS, tmpDir.toString()),
                     new ResourceId("chaos-" + scenario.seed() + "-env-" + i));
             ShuffleEnvironment env = new NettyShuffleEnvironmentBuilder(context)
                     .pipelineHook(new ChaosPipelineHook(scenario.faults(), i, this::environmentAt, actions::fired))
@@ -110,6 +144,15 @@ public final class ChaosRun {
             environments.add(env);
             ports[i] = env.start();
         }
+    }
+
+    /** Creates consumer {@code c}'s gate and sets it up; on the run's thread, or on the consumer's own. */
+    private InputGate openGate(int c, List<ShuffleDescriptor> partitions) throws IOException {
+        InputGate gate = Wiring.gate(environments.get(scenario.consumerEnvironment()[c]), "consumer " + c, c,
+                partitions);
+        gates.add(gate);
+        gate.setup();
+        return gate;
     }
 
     /** The environment whose data server is at {@code address} (TCP: its port; local: the port its name ends in). */
@@ -129,82 +172,172 @@ public final class ChaosRun {
         return -1;
     }
 
-    private void runTasks(FaultActions actions, List<ResultPartitionWriter> writers, List<InputGate> gates,
-                          List<TaskOutcome> outcome) throws InterruptedException {
-        List<TaskThread> tasks = new ArrayList<>();
-        List<ChaosProducer> producers = new ArrayList<>();
-        List<ChaosConsumer> consumers = new ArrayList<>();
-        for (int p = 0; p < scenario.producers(); p++) {
-            ChaosProducer producer = new ChaosProducer(p, scenario, writers.get(p), actions);
-            producers.add(producer);
-            tasks.add(new TaskThread("producer " + p, scenario.seed(), () -> {
-                producer.run();
-                return null;
-            }));
-        }
-        for (int c = 0; c < scenario.consumers(); c++) {
-            ChaosConsumer consumer = new ChaosConsumer(c, scenario, gates.get(c), actions);
-            consumers.add(consumer);
-            tasks.add(new TaskThread("consumer " + c, scenario.seed(), () -> {
-                consumer.run();
-                return null;
-            }));
-        }
-        for (TaskThread task : tasks) {
-            task.start();
-        }
-        long deadline = System.nanoTime() + TASK_DEADLINE.toNanos();
-        List<TaskThread> stuck = new ArrayList<>();
-        for (TaskThread task : tasks) {
-            if (!task.awaitUntil(deadline)) {
-                stuck.add(task);
+    private void runTasks(FaultActions actions, List<ResultPartitionWriter> writers,
+                          List<ShuffleDescriptor> partitions, List<TaskOutcome> outcome) throws InterruptedException {
+        List<Task> finishFirst = new ArrayList<>();
+        List<Task> then = new ArrayList<>();
+        if (scenario.largeGate()) {
+            for (int env = 0; env < scenario.environments(); env++) {
+                int[] mine = producersOn(env);
+                if (mine.length > 0) {
+                    ManyWritersProducer producer = new ManyWritersProducer(scenario, mine, writers);
+                    String name = "producers on env-" + env + " (" + mine.length + " of them)";
+                    then.add(new Task(new TaskThread(name, scenario.seed(), () -> {
+                        producer.run();
+                        return null;
+                    }), true, mine[0], producer::emitted));
+                }
+            }
+        } else {
+            for (int p = 0; p < scenario.producers(); p++) {
+                ChaosProducer producer = new ChaosProducer(p, scenario, writers.get(p), actions);
+                Task task = new Task(new TaskThread("producer " + p, scenario.seed(), () -> {
+                    producer.run();
+                    return null;
+                }), true, p, producer::emitted);
+                (scenario.blocking(p) ? finishFirst : then).add(task);
             }
         }
-        for (TaskThread task : stuck) {
-            problems.add(task.name() + " was still running " + TASK_DEADLINE.toSeconds() + " s after the start: "
-                    + task.stack());
+        for (int c = 0; c < scenario.consumers(); c++) {
+            int consumerIndex = c;
+            ChaosConsumer.GateSource gate;
+            if (scenario.anyBlocking()) {
+                gate = () -> {
+                    actions.beforeGateSetup(consumerIndex);
+                    return openGate(consumerIndex, partitions);
+                };
+            } else {
+                InputGate setUp = gates.get(c);
+                gate = () -> setUp;
+            }
+            ChaosConsumer consumer = new ChaosConsumer(c, scenario, gate, actions);
+            then.add(new Task(new TaskThread("consumer " + c, scenario.seed(), () -> {
+                consumer.run();
+                return null;
+            }), false, c, consumer::read));
+        }
+        long deadline = System.nanoTime() + TASK_DEADLINE.toNanos();
+        List<Task> tasks = new ArrayList<>(finishFirst);
+        tasks.addAll(then);
+        List<Task> stuck = new ArrayList<>();
+        if (!finishFirst.isEmpty()) {
+            startAndAwait(finishFirst, deadline, stuck);
+            damageAtRest(actions, writers);
+        }
+        startAndAwait(then, deadline, stuck);
+        fired = actions.firedFaults();
+        for (Task task : stuck) {
+            problems.add(task.thread().name() + " was still running " + TASK_DEADLINE.toSeconds()
+                    + " s after the start: " + task.thread().stack());
         }
         if (!stuck.isEmpty()) {
             // Unblock them so the memory check can run: closing the environments releases writers and gates.
             for (ShuffleEnvironment env : environments) {
                 env.close();
             }
-            for (TaskThread task : stuck) {
-                task.interrupt();
+            for (Task task : stuck) {
+                task.thread().interrupt();
             }
         }
-        judge(tasks, producers, consumers, actions, outcome);
+        judge(tasks, writers, outcome);
     }
 
-    private void judge(List<TaskThread> tasks, List<ChaosProducer> producers, List<ChaosConsumer> consumers,
-                       FaultActions actions, List<TaskOutcome> outcome) {
-        Set<Fault> fired = actions.firedFaults();
-        ExpectedFailures expected = new ExpectedFailures(scenario, fired);
-        for (int i = 0; i < tasks.size(); i++) {
-            TaskThread task = tasks.get(i);
-            boolean producer = i < producers.size();
-            int index = producer ? i : i - producers.size();
-            long count = producer ? producers.get(index).emitted() : consumers.get(index).read();
-            Throwable error = task.error();
-            outcome.add(new TaskOutcome(task.name(), task.ended(), error, count));
-            if (!task.ended() || error == null) {
+    private int[] producersOn(int env) {
+        int count = 0;
+        for (int p = 0; p < scenario.producers(); p++) {
+            if (scenario.producerEnvironment()[p] == env) {
+                count++;
+            }
+        }
+        int[] mine = new int[count];
+        int i = 0;
+        for (int p = 0; p < scenario.producers(); p++) {
+            if (scenario.producerEnvironment()[p] == env) {
+                mine[i++] = p;
+            }
+        }
+        return mine;
+    }
+
+    private static void startAndAwait(List<Task> tasks, long deadline, List<Task> stuck) throws InterruptedException {
+        for (Task task : tasks) {
+            task.thread().start();
+        }
+        for (Task task : tasks) {
+            if (!task.thread().awaitUntil(deadline)) {
+                stuck.add(task);
+            }
+        }
+    }
+
+    /**
+     * Applies the at-rest faults to the files of the blocking partitions, which have finished (or failed) and which
+     * nobody has asked for yet. A fault whose partition has no files (its producer failed, its environment closed)
+     * or whose file offered nothing to damage did not hit.
+     */
+    private void damageAtRest(FaultActions actions, List<ResultPartitionWriter> writers) {
+        for (Fault fault : scenario.faults()) {
+            if (!fault.kind().atRest()) {
+                continue;
+            }
+            Path dir = tmpDirs.get(scenario.producerEnvironment()[fault.actor()]);
+            String id = writers.get(fault.actor()).partitionId().toString();
+            try {
+                Path data = findFile(dir, id + ".data");
+                Path index = findFile(dir, id + ".index");
+                String done = data == null || index == null ? null : CorruptionAtRest.apply(fault, data, index);
+                if (done != null) {
+                    actions.fired(fault);
+                    notes.add(fault + ": " + done);
+                }
+            } catch (NoSuchFileException e) {
+                // Released meanwhile (its environment closing): nothing to damage.
+            } catch (IOException | RuntimeException e) {
+                problems.add("the harness could not apply " + fault + " to partition " + id + " in " + dir + ": "
+                        + stackOf(e));
+            }
+        }
+    }
+
+    /** @return the file named {@code name} anywhere under {@code dir}, or null */
+    private static Path findFile(Path dir, String name) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(file -> file.getFileName().toString().equals(name)).findFirst().orElse(null);
+        }
+    }
+
+    private void judge(List<Task> tasks, List<ResultPartitionWriter> writers, List<TaskOutcome> outcome) {
+        List<ResultPartitionId> partitionIds = new ArrayList<>();
+        for (ResultPartitionWriter writer : writers) {
+            partitionIds.add(writer.partitionId());
+        }
+        ExpectedFailures expected = new ExpectedFailures(scenario, fired, partitionIds);
+        for (Task task : tasks) {
+            TaskThread thread = task.thread();
+            Throwable error = thread.error();
+            outcome.add(new TaskOutcome(thread.name(), thread.ended(), error, task.count().getAsLong()));
+            if (!thread.ended() || error == null) {
                 continue;
             }
             if (error instanceof RecordVerificationException) {
-                problems.add("WRONG DATA at " + task.name() + ": " + error.getMessage());
+                problems.add("WRONG DATA at " + thread.name() + ": " + error.getMessage());
                 continue;
             }
-            String explanation = producer ? expected.producerExplanation(index, error)
-                    : expected.consumerExplanation(index, error);
+            String explanation = task.producer() ? expected.producerExplanation(task.index(), error)
+                    : expected.consumerExplanation(task.index(), error);
             if (explanation == null) {
-                problems.add(task.name() + " failed with " + error.getClass().getName()
+                problems.add(thread.name() + " failed with " + error.getClass().getName()
                         + ", which no fault that hit explains (faults that hit: " + fired + "): " + stackOf(error));
             }
         }
     }
 
-    private void closeAll(List<ResultPartitionWriter> writers, List<InputGate> gates, ShuffleMaster master) {
-        for (InputGate gate : gates) {
+    private void closeAll(List<ResultPartitionWriter> writers, ShuffleMaster master) {
+        List<InputGate> setUp;
+        synchronized (gates) {
+            setUp = new ArrayList<>(gates);
+        }
+        for (InputGate gate : setUp) {
             closeQuietly("a gate", gate);
         }
         for (ResultPartitionWriter writer : writers) {
@@ -256,6 +389,25 @@ public final class ChaosRun {
                         + metrics.totalSegments() + " segments within " + MEMORY_RETURN_TIMEOUT.toSeconds()
                         + " s of its close");
             }
+        }
+    }
+
+    /**
+     * A closed environment deletes its directory with everything in it: a file still there outlived its
+     * environment. Then removes the run's temp directories.
+     */
+    private void checkFilesDeleted() {
+        for (int i = 0; i < tmpDirs.size(); i++) {
+            Path dir = tmpDirs.get(i);
+            try (Stream<Path> files = Files.walk(dir)) {
+                List<Path> left = files.filter(Files::isRegularFile).toList();
+                if (!left.isEmpty()) {
+                    problems.add("env-" + i + " left " + left.size() + " file(s) behind after its close: " + left);
+                }
+            } catch (IOException e) {
+                problems.add("cannot list " + dir + " after the close of env-" + i + ": " + e);
+            }
+            FileChannelManager.deleteRecursively(dir);
         }
     }
 

@@ -1,10 +1,12 @@
 package io.sluice.tests.chaos;
 
 import io.sluice.api.PartitionNotFoundException;
+import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.TransportException;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -17,8 +19,15 @@ import java.util.Set;
  *       consumer asked after the release;</li>
  *   <li>a producer's environment closed: those, or {@link TransportException} (its server went away);</li>
  *   <li>the consumer's own gate or environment closed: {@link IllegalStateException} (a closed gate's
- *       {@code getNext}) or a {@link ShuffleException};</li>
- *   <li>the producer's own environment closed: a {@link ShuffleException} from the writer.</li>
+ *       {@code getNext}) or a {@link ShuffleException} (what a gate closed by another thread makes a waiting
+ *       {@code next()} throw); so also a stalled reader whose gate is closed when it may go on;</li>
+ *   <li>the producer's own environment closed: a {@link ShuffleException} from the writer;</li>
+ *   <li>a blocking partition's files damaged between its finish and its read: a {@link ShuffleException} (or a
+ *       subclass, such as one for detected corruption) whose message, or that of a cause, names the partition;
+ *       the consumer must never get a wrong record or a short stream instead, which the record checks catch;</li>
+ *   <li>files that make the blocking I/O thread of the producer's environment fail: a {@link ShuffleException} for
+ *       any reader of that environment's blocking partitions, naming the cause (the thread's {@link OutOfMemoryError}) or the
+ *       partition (when a checksum refuses the forged index entry first).</li>
  * </ul>
  * Stateless apart from its inputs; any thread.
  */
@@ -26,10 +35,17 @@ final class ExpectedFailures {
 
     private final ChaosScenario scenario;
     private final Set<Fault> fired;
+    private final List<ResultPartitionId> partitions;
 
-    ExpectedFailures(ChaosScenario scenario, Set<Fault> fired) {
+    /**
+     * @param scenario   the run's scenario
+     * @param fired      the faults that hit
+     * @param partitions each producer's partition, by producer index
+     */
+    ExpectedFailures(ChaosScenario scenario, Set<Fault> fired, List<ResultPartitionId> partitions) {
         this.scenario = scenario;
         this.fired = fired;
+        this.partitions = partitions;
     }
 
     /** @return why consumer {@code c} may fail with {@code error}, or null when nothing that hit explains it */
@@ -62,6 +78,22 @@ final class ExpectedFailures {
                         return fault.toString();
                     }
                 }
+                case READER_STALL -> {
+                    if (fault.actor() == c && fault.concurrent() && closedGateError(error)) {
+                        return fault.toString();
+                    }
+                }
+                case CORRUPT_DATA_BIT, CORRUPT_INDEX_ENTRY, TRUNCATE_DATA, CORRUPT_COMPRESSED_BLOCK -> {
+                    if (error instanceof ShuffleException && mentions(error, partitions.get(fault.actor()).toString())) {
+                        return fault.toString();
+                    }
+                }
+                case BLOCKING_IO_ERROR -> {
+                    if (error instanceof ShuffleException && (mentions(error, OutOfMemoryError.class.getSimpleName())
+                            || mentions(error, partitions.get(fault.actor()).toString()))) {
+                        return fault.toString();
+                    }
+                }
                 default -> {
                 }
             }
@@ -80,6 +112,16 @@ final class ExpectedFailures {
             }
         }
         return null;
+    }
+
+    /** @return whether the error or one of its causes has {@code text} in its class name or message */
+    private static boolean mentions(Throwable error, String text) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.toString().contains(text)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean closedGateError(Throwable error) {

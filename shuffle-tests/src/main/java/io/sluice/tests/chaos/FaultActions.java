@@ -25,6 +25,7 @@ final class FaultActions {
     @GuardedBy("faultThreads")
     private final List<Thread> faultThreads = new ArrayList<>();
     private final List<Throwable> errors;
+    private final ReaderStall stall;
 
     /**
      * @param scenario     the faults to fire
@@ -35,9 +36,10 @@ final class FaultActions {
         this.scenario = scenario;
         this.environments = environments;
         this.errors = errors;
+        this.stall = ReaderStall.of(scenario);
     }
 
-    /** A connection fault hit; called on an event loop. */
+    /** A connection fault hit (called on an event loop), or an at-rest fault damaged files (the run's thread). */
     void fired(Fault fault) {
         fired.add(fault);
     }
@@ -81,11 +83,31 @@ final class FaultActions {
     }
 
     /**
-     * Called by consumer {@code consumer} before it reads on, having read {@code read} records.
+     * Called by consumer {@code consumer} before it sets up its gate, when partitions are blocking: with a
+     * {@link FaultKind#READER_STALL} the others wait until the stalled consumer has stopped.
+     */
+    void beforeGateSetup(int consumer) throws InterruptedException {
+        stall.beforeGateSetup(consumer);
+    }
+
+    /** Called by consumer {@code consumer} after each record it read. */
+    void consumerRead(int consumer) {
+        stall.recordRead(consumer);
+    }
+
+    /** Called by consumer {@code consumer} when it ends, however. */
+    void consumerEnded(int consumer) {
+        stall.ended(consumer);
+    }
+
+    /**
+     * Called by consumer {@code consumer} before it reads on, having read {@code read} records. A stalled reader
+     * waits here until it may go on.
      *
      * @return every how many records the consumer sleeps a millisecond; 0 for never
+     * @throws InterruptedException when a stalled reader is interrupted (the run's deadline passed)
      */
-    int consumerReached(int consumer, long read, InputGate gate) {
+    int consumerReached(int consumer, long read, InputGate gate) throws InterruptedException {
         int sleepEvery = 0;
         for (Fault fault : scenario.faults()) {
             if (fault.actor() != consumer) {
@@ -110,6 +132,12 @@ final class FaultActions {
                 }
                 default -> {
                 }
+            }
+        }
+        if (stall.stopsAt(consumer, read) && fired.add(stall.fault())) {
+            stall.stop();
+            if (stall.fault().concurrent()) {
+                startThread(stall.fault(), gate::close);
             }
         }
         return sleepEvery;

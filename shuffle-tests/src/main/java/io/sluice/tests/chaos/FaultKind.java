@@ -19,5 +19,28 @@ public enum FaultKind {
     /** After a producer's Nth record, another pool takes up to count segments of an environment for a while. */
     MEMORY_PRESSURE,
     /** From its Nth record on, a consumer sleeps a millisecond every few records. */
-    SLOW_CONSUMER
+    SLOW_CONSUMER,
+    /** Between finish and read, one bit of a blocking partition's data file is flipped. */
+    CORRUPT_DATA_BIT,
+    /** Between finish and read, one entry of a blocking partition's index file is zeroed. */
+    CORRUPT_INDEX_ENTRY,
+    /** Between finish and read, a blocking partition's data file is cut short. */
+    TRUNCATE_DATA,
+    /** Between finish and read, one bit inside an lz4-compressed stored buffer of a blocking partition is flipped. */
+    CORRUPT_COMPRESSED_BLOCK,
+    /**
+     * Between finish and read, a blocking partition's files are changed so that reading them makes the
+     * environment's blocking I/O thread fail with an Error.
+     */
+    BLOCKING_IO_ERROR,
+    /** A consumer of blocking partitions stops reading at its Nth record while the others read, then goes on. */
+    READER_STALL;
+
+    /** @return whether it damages a blocking partition's files between its finish and its read */
+    boolean atRest() {
+        return switch (this) {
+            case CORRUPT_DATA_BIT, CORRUPT_INDEX_ENTRY, TRUNCATE_DATA, CORRUPT_COMPRESSED_BLOCK, BLOCKING_IO_ERROR -> true;
+            default -> false;
+        };
+    }
 }

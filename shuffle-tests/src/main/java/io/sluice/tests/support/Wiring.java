@@ -49,7 +49,18 @@ public final class Wiring {
     public static ShuffleDescriptor register(ShuffleMaster master, ResultPartitionId id, PartitionType type,
                                              int subpartitions, ProducerDescriptor producer)
             throws ShuffleException, InterruptedException {
-        PartitionDescriptor partition = new PartitionDescriptor(id, type, subpartitions, 0);
+        return register(master, id, type, subpartitions, 0, producer);
+    }
+
+    /**
+     * Like {@link #register(ShuffleMaster, ResultPartitionId, PartitionType, int, ProducerDescriptor)}, read over
+     * the connection of {@code connectionIndex} (consumers of partitions with different indexes towards one
+     * producer use different connections).
+     */
+    public static ShuffleDescriptor register(ShuffleMaster master, ResultPartitionId id, PartitionType type,
+                                             int subpartitions, int connectionIndex, ProducerDescriptor producer)
+            throws ShuffleException, InterruptedException {
+        PartitionDescriptor partition = new PartitionDescriptor(id, type, subpartitions, connectionIndex);
         try {
             return master.registerPartitionWithProducer(partition, producer).get(REGISTER_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {

@@ -24,10 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
  * The layering the code relies on, checked on the compiled main classes of every module this module sees (api,
- * buffers, netty, test support, tests and bench; tests excluded): the leaves and the engine-facing packages stay free
- * of Netty, no two packages import each other (directly or around a loop), and the API package exports exactly the
- * types docs/contract.md documents. Each rule is a method (not an ArchRule field) so that Surefire's test filter
- * selects it like any other test.
+ * buffers, netty, test support and tests; tests excluded): the leaves and the engine-facing packages stay free of
+ * Netty, no two packages import each other (directly or around a loop), and the API package exports exactly the
+ * types docs/contract.md documents. sluice-bench, which depends on this module, checks its own packages the same way
+ * (its BenchArchitectureTest). Each rule is a method (not an ArchRule field) so that Surefire's test filter selects
+ * it like any other test.
  */
 @AnalyzeClasses(packages = "io.sluice",
         importOptions = {ImportOption.DoNotIncludeTests.class, ArchitectureTest.DoNotIncludeTestJars.class})
@@ -71,7 +72,7 @@ class ArchitectureTest {
         slices().matching("io.sluice.(**)").should().beFreeOfCycles().check(classes);
     }
 
-    /** The transport depends on the gate, never the other way (the cycle this module once had). */
+    /** The transport depends on the gate, never the other way: the gate defines the interfaces it is reached by. */
     @ArchTest
     static void gate_doesNotImportTransport(JavaClasses classes) {
         noClasses()

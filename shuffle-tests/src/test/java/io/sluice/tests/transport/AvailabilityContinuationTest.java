@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 8, defect 6: an engine that continues from the availability futures ({@code
+ * An engine that continues from the availability futures ({@code
  * writer.availableFuture().thenRun(this::emitMore)}, {@code gate.availableFuture().thenRun(this::readMore)}) never
  * has its continuation run on a transport event loop (where an {@code emitRecord} that blocks would stop the very
  * loop that recycles the buffers it waits for), and the stream still arrives complete. The memory is small, so the

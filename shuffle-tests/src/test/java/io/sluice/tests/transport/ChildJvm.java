@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Built and used by the test's thread; one daemon thread reads the child's stdout.
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
 
     /** How long a killed child may take to disappear: a hang guard. */
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
@@ -50,7 +50,7 @@ final class ChildJvm implements AutoCloseable {
      * @param args the main method's arguments
      * @return the running child; close it
      */
-    static ChildJvm start(Class<?> mainClass, List<String> jvmOptions, Path workDirectory, String... args)
+    public static ChildJvm start(Class<?> mainClass, List<String> jvmOptions, Path workDirectory, String... args)
             throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -97,7 +97,7 @@ final class ChildJvm implements AutoCloseable {
      * @return its value
      * @throws AssertionError when the child ends its output, or nothing comes within {@code timeout}
      */
-    String awaitValue(String key, Duration timeout) throws InterruptedException {
+    public String awaitValue(String key, Duration timeout) throws InterruptedException {
         return awaitValues(key, 1, timeout).get(0);
     }
 
@@ -135,7 +135,7 @@ final class ChildJvm implements AutoCloseable {
      * @return the child's exit code
      * @throws AssertionError when it has not exited within {@code timeout}
      */
-    int awaitExit(Duration timeout) throws InterruptedException {
+    public int awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             throw new AssertionError("the child did not exit within " + timeout.toMillis() + " ms; " + this);
         }
@@ -143,7 +143,7 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** Kills the child by its process handle (no shutdown hooks, like a crash) and waits until it is gone. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         if (!process.waitFor(KILL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("the child survived destroyForcibly for " + KILL_TIMEOUT.toMillis() + " ms; "

@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The producers' environment closes while its consumers in another environment are in the middle of their streams:
  * every consumer channel, on every connection to it, fails with a {@code TransportException} that names the remote
  * address and the producer environment, within five seconds; none hangs. The producers, still emitting, fail
- * with a {@code ShuffleException} saying the environment was closed (issue 8, defect 3): none keeps writing into a
+ * with a {@code ShuffleException} saying the environment was closed (RP-2): none keeps writing into a
  * released partition.
  */
 class ProducerEnvironmentClosedMidStreamTest {
@@ -44,7 +44,7 @@ class ProducerEnvironmentClosedMidStreamTest {
     private static final int CHANNELS = 4;
     /** Channels alternate between two connection indexes: two connections fail at once. */
     private static final int CONNECTIONS = 2;
-    /** The issue's promise, counted from the moment the close starts. */
+    /** The bound a failure is held to here (docs/contract.md: failures surface within seconds), from the close. */
     private static final Duration FAILURE_DEADLINE = Duration.ofSeconds(5);
     /** Each consumer has read this much before the close: the streams are running. */
     private static final long RECORDS_BEFORE_CLOSE = 200;

@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Found by seeded fault injection (seeds closing a producer environment right after the job started): a consumer
  * connecting while the producer's environment closes must not leave that environment with a connection open after
  * its close returned. Such a connection outlives its event loop; on the local transport whatever the consumer then
- * writes to it (a credit, a task event) is queued to a peer that never reads, and leaks. A race: before the fix
- * about one round in a hundred left a connection open, on the local transport (where the consequence is a leak).
+ * writes to it (a credit, a task event) is queued to a peer that never reads, and leaks. A race, so it is run many
+ * times, on the local transport (where the consequence is a leak).
  */
 class ProducerEnvironmentClosedWhileConnectingTest {
 

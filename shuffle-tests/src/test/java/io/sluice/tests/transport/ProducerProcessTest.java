@@ -29,7 +29,7 @@ class ProducerProcessTest {
 
     /** Per subpartition: about 2 x 12 MB, so the stream runs for a while over loopback. */
     private static final int RECORDS = 2000;
-    /** The promise, counted from the kill. */
+    /** The bound a failure is held to here (docs/contract.md: failures surface within seconds), from the kill. */
     private static final Duration FAILURE_DEADLINE = Duration.ofSeconds(5);
     /** Each consumer of the endless producer reads this much before the kill: the stream is running. */
     private static final long RECORDS_BEFORE_KILL = 300;

@@ -35,7 +35,7 @@ class RemoteProducerFailureTest {
 
     private static final int SEGMENT_SIZE = MemoryConfig.SMALL_SEGMENT;
     private static final ShuffleConfig CONFIG = MemoryConfig.of(64, SEGMENT_SIZE);
-    /** The promise for a failure to reach a waiting consumer. */
+    /** The bound a failure is held to here (docs/contract.md: failures surface within seconds). */
     private static final Duration FAILURE_DEADLINE = Duration.ofSeconds(5);
     private static final RecordSizes SIZES = RecordSizes.uniform(RecordFormat.HEADER_BYTES, 2 * SEGMENT_SIZE);
     private static final int RECORDS_BEFORE_FAILURE = 5;

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issues 10 and 13: a pending {@code wakeUpFuture()} of the environment's gate and writer is completed directly by
+ * A pending {@code wakeUpFuture()} of the environment's gate and writer is completed directly by
  * the transport event loop that makes them available, with no hop through the notification thread, while the
  * pending {@code availableFuture()} of the same moment is still completed by the notification thread
  * ({@code sluice-notify-*}). Each continuation records the thread it ran on.

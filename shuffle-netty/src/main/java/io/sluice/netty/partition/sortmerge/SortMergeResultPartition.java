@@ -14,6 +14,7 @@ import io.sluice.buffers.LocalBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.file.FileChannelManager;
+import io.sluice.netty.file.FileErrors;
 import io.sluice.netty.partition.AbstractResultPartition;
 import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.PartitionBufferPoolFactory;
@@ -153,9 +154,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
                 directory = fileManager.nextDirectory();
                 bufferPool = pool;
                 try {
-                    fileWriter = new PartitionFileWriter(PartitionFiles.dataFile(directory, partitionId),
-                            PartitionFiles.indexFile(directory, partitionId), subpartitions, segmentSize, compressor,
-                            checksums);
+                    fileWriter = openFiles();
                 } catch (IOException e) {
                     bufferPool.lazyDestroy();
                     bufferPool = null;
@@ -179,6 +178,28 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         }
         LOG.debug("Set up blocking partition {} of {} with {} subpartitions in {}", partitionId, ownerName,
                 subpartitions, directory);
+    }
+
+    /** Creates the partition's files; makes the environment's directory again first if something deleted it. */
+    @GuardedBy("stateLock")
+    private PartitionFileWriter openFiles() throws IOException {
+        try {
+            return newFileWriter();
+        } catch (IOException e) {
+            // Opening a file in a deleted directory fails with "No such file" or, when a file now stands where a
+            // parent was, "Not a directory": whatever the error, a missing directory is made again once.
+            if (!fileManager.recreateDeleted(directory)) {
+                throw e;
+            }
+            return newFileWriter();
+        }
+    }
+
+    @GuardedBy("stateLock")
+    private PartitionFileWriter newFileWriter() throws IOException {
+        return new PartitionFileWriter(PartitionFiles.dataFile(directory, partitionId),
+                PartitionFiles.indexFile(directory, partitionId), subpartitions, segmentSize, compressor,
+                checksums);
     }
 
     private void checkNotSetUp() {
@@ -635,8 +656,8 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
 
     private ShuffleException writeFailure(IOException e) {
         return new ShuffleException("cannot write blocking partition " + partitionId + " of " + ownerName
-                + " to directory " + directory + ": " + e + "; free disk space there or set "
-                + ShuffleOptions.TMP_DIRS.key() + " to a directory with room", e);
+                + " to directory " + directory + ": " + e + "; "
+                + FileErrors.explain(e, directory, ShuffleOptions.TMP_DIRS.key()), e);
     }
 
     @GuardedBy("emitLock")

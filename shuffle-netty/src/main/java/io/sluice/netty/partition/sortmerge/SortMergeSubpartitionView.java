@@ -29,6 +29,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One reader of one subpartition of a finished {@link SortMergeResultPartition}: the environment's
@@ -54,6 +55,10 @@ import java.util.List;
  *
  * <p>Ownership: queued buffers belong to this view until {@link #getNextBuffer()} hands one over (the taker recycles
  * it, which returns its segment to the read budget); buffers still queued at release are recycled here.
+ *
+ * <p>Fair share: the view counts the read segments it holds, queued or taken and not yet recycled, and reads only
+ * while that is below the share the scheduler gives it. Read-ahead its consumer has not taken can be given back
+ * ({@link #giveBack}): taken off the tail of the queue and read again later, from the file positions queued with it.
  */
 final class SortMergeSubpartitionView implements ResultSubpartitionView {
 
@@ -118,6 +123,9 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     /** {@link Buffer}s and {@link Span}s, in stream order. */
     @GuardedBy("lock")
     private final ArrayDeque<Object> queue = new ArrayDeque<>();
+    /** Where each queued entry's stored buffer starts in the data file (its header), in the queue's order. */
+    @GuardedBy("lock")
+    private final PositionQueue queuedPositions = new PositionQueue();
     @GuardedBy("lock")
     private State state = State.READING;
     @GuardedBy("lock")
@@ -127,6 +135,17 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private boolean handlesClosed;
     /** Data buffers in the queue; read without the lock by the scheduler as an estimate. */
     private volatile int queuedDataBuffers; // written under lock
+    /** Data buffers in the queue that hold read segments (not file spans); written under lock. */
+    private volatile int queuedReadBuffers;
+    /**
+     * Parked: read-ahead was given back while its consumer took nothing, and {@link #REREAD} is queued; nothing is
+     * read until the consumer reaches it. Written under lock.
+     */
+    private volatile boolean parked;
+    /** When the consumer last took something, or the queue last became non-empty: how stale the read-ahead is. */
+    private volatile long lastActivityNanos = System.nanoTime();
+    /** The I/O thread stopped reading at its share: a recycled segment of this view wakes it. */
+    private volatile boolean stoppedAtShare;
     /** The end-of-partition event was queued: nothing more to read. */
     private volatile boolean endQueued; // written by the I/O thread
     private volatile boolean released; // mirrors state == RELEASED for lock-free checks
@@ -140,6 +159,18 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     /** A data buffer left in the file. */
     private record Span(long position, int length) {
     }
+
+    /**
+     * Stands in the queue for read-ahead given back to the budget while the view was parked: the consumer that
+     * reaches it asks for the data again (the view's only sign that a consumer waits for it).
+     */
+    private static final Object REREAD = new Object();
+    /** The queued position of what has no place in the file: the end of partition and {@link #REREAD}. */
+    private static final long NO_POSITION = -1;
+    /** Read segments held: queued, or taken by the consumer and not yet recycled. Any thread. */
+    private final AtomicInteger heldSegments = new AtomicInteger();
+    /** Returns a read segment of this view to the budget. */
+    private final BufferRecycler readSegmentRecycler = this::recycleReadSegment;
 
     /**
      * Opens the partition's files for this reader.
@@ -206,31 +237,85 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         return position;
     }
 
-    /** Whether the scheduler should read for this view: still reading, not at the end. Lock-free estimate. */
+    /** Whether the scheduler should read for this view: still reading, not at the end, not parked. Lock-free. */
     boolean wantsData() {
-        return !released && !endQueued;
+        return !released && !endQueued && !parked;
+    }
+
+    /** Read segments this view holds (queued, or with its consumer). */
+    int heldSegments() {
+        return heldSegments.get();
+    }
+
+    /** Queued buffers that hold read segments: what {@link #giveBack} could return now. Lock-free estimate. */
+    int queuedReadBuffers() {
+        return queuedReadBuffers;
+    }
+
+    /** See {@link #lastActivityNanos}. */
+    long lastActivityNanos() {
+        return lastActivityNanos;
     }
 
     /**
-     * Reads buffers until this view holds {@code share} data buffers, the read budget is used up, or the
-     * subpartition ends.
+     * Whether a recycled segment that leaves this view holding {@code held} should wake the scheduler: it stopped
+     * at its share and is below it now. Clears the flag when it answers yes. Under the scheduler's lock.
      */
-    void readSome(BlockingReadScheduler budget, int share) {
+    boolean wakeOnRecycle(int held) {
+        if (stoppedAtShare && held < lastShare) {
+            stoppedAtShare = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** A read segment of the budget, for this view: counted against its share. I/O thread. */
+    BufferRecycler takeReadSegment() {
+        heldSegments.incrementAndGet();
+        return readSegmentRecycler;
+    }
+
+    private void recycleReadSegment(MemorySegment segment) {
+        scheduler.recycle(segment, this, heldSegments.decrementAndGet());
+    }
+
+    /**
+     * Whether this view may take another read segment: it holds fewer than {@code share}. When it may not, it says
+     * it stopped at its share first and checks again, so that a segment recycled meanwhile is not missed (the
+     * recycler decrements, then checks the flag).
+     */
+    private boolean belowShare(int share) {
+        if (heldSegments.get() < share) {
+            return true;
+        }
+        stoppedAtShare = true;
+        if (heldSegments.get() < share) {
+            stoppedAtShare = false;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Reads buffers until this view holds {@code share} data buffers or read segments, the read budget is used up,
+     * or the subpartition ends.
+     *
+     * @return true when it stopped because the budget had no free segment while it held less than its share
+     */
+    boolean readSome(BlockingReadScheduler budget, int share) {
         try {
             if (!sized) {
                 checkIndex();
             }
             lastShare = share;
-            while (!released && !endQueued && queuedDataBuffers < share) {
+            while (!released && !endQueued && !parked && queuedDataBuffers < share && belowShare(share)) {
                 if (remainingInRegion == 0) {
                     checkRegionEnded();
                     if (nextRegion == partition.regions()) {
                         checkTotals();
                         endQueued = true;
-                        // Nothing more to read: leave the budget's share to the others.
-                        budget.unregister(this);
-                        enqueue(EventSerializer.endOfPartition(expectedDataBytes, expectedDataBuffers));
-                        return;
+                        enqueue(EventSerializer.endOfPartition(expectedDataBytes, expectedDataBuffers), NO_POSITION);
+                        return false;
                     }
                     readIndexEntry(nextRegion++);
                     continue;
@@ -259,30 +344,32 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                 } else if (!compressed) {
                     if (!readRun(budget, share, payloadPosition, length)) {
                         // The budget is used up: a recycled buffer wakes the scheduler again.
-                        return;
+                        return true;
                     }
                     continue;
                 } else {
-                    Buffer buffer = budget.requestBuffer();
+                    Buffer buffer = budget.requestBuffer(this);
                     if (buffer == null) {
                         // The budget is used up: a recycled buffer wakes the scheduler again.
-                        return;
+                        return true;
                     }
                     try {
                         buffer.setSize(readCompressed(budget, buffer, position, length));
-                    } catch (IOException | RuntimeException e) {
+                    } catch (Throwable e) {
                         buffer.recycleBuffer();
                         throw e;
                     }
                     countData(buffer.getSize());
                     entry = buffer;
                 }
+                long stored = position;
                 position = payloadPosition + length;
                 remainingInRegion -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
                 unreadBytes -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
                 regionBuffersLeft--;
-                enqueue(entry);
+                enqueue(entry, stored);
             }
+            return false;
         } catch (CorruptDataException e) {
             if (!released) {
                 LOG.warn("{}", e.getMessage());
@@ -299,6 +386,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                         + partition.partitionId() + " from " + partition.dataPath() + ": " + e.getMessage(), e));
             }
         }
+        return false;
     }
 
     /**
@@ -415,7 +503,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             throw corrupt(partition.dataPath(), payloadPosition - hdr, "a stored buffer of " + firstLength
                     + " bytes exceeds the segment size " + capacity + "; was it written with another segment size?");
         }
-        int wanted = Math.max(1, Math.min(MAX_RUN_BUFFERS, share - queuedDataBuffers));
+        int wanted = Math.max(1, Math.min(MAX_RUN_BUFFERS, share - Math.max(queuedDataBuffers, heldSegments.get())));
         runLengths[0] = firstLength;
         long left = remainingInRegion - hdr - firstLength;
         int planned = 1;
@@ -425,19 +513,20 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             left -= hdr + guess;
         }
         int buffers = 0;
-        while (buffers < planned) {
-            Buffer buffer = budget.requestBuffer();
-            if (buffer == null) {
-                break;
-            }
-            runBuffers[buffers++] = buffer;
-        }
-        if (buffers == 0) {
-            return false;
-        }
         try {
+            while (buffers < planned) {
+                Buffer buffer = budget.requestBuffer(this);
+                if (buffer == null) {
+                    break;
+                }
+                runBuffers[buffers++] = buffer;
+            }
+            if (buffers == 0) {
+                return false;
+            }
             readRunFully(payloadPosition, buffers);
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
+            // An Error too (direct memory, say): the segments go back to the budget before the reader fails.
             recycleRun(0, buffers);
             throw e;
         }
@@ -464,13 +553,14 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             runBuffers[i] = null;
             buffer.setSize(runLengths[i]);
             long stored = hdr + (long) runLengths[i];
+            long storedAt = at - hdr;
             at += stored;
             remainingInRegion -= stored;
             unreadBytes -= stored;
             regionBuffersLeft--;
             buffersReadInRuns++;
             countData(runLengths[i]);
-            enqueue(buffer);
+            enqueue(buffer, storedAt);
         }
         // The payload of the next buffer starts after its header.
         position = at - hdr;
@@ -611,6 +701,17 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
 
     /** Reads and checks this subpartition's index entry of {@code region}: the region's span is next. */
     private void readIndexEntry(int region) throws IOException {
+        loadIndexEntry(region);
+        position = indexEntry.getLong(0);
+        remainingInRegion = indexEntry.getLong(Long.BYTES);
+        regionBuffersLeft = indexEntry.getInt(2 * Long.BYTES);
+    }
+
+    /**
+     * Reads this subpartition's index entry of {@code region} into {@code indexEntry} (its start, its length, its
+     * buffers) and checks it: its checksum, and numbers a writer stores.
+     */
+    private void loadIndexEntry(int region) throws IOException {
         long at = PartitionFiles.indexEntryPosition(region, partition.numberOfSubpartitions(), subpartition);
         indexEntry.clear();
         readFully(index, partition.indexPath(), indexEntry, at);
@@ -618,16 +719,121 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         checkRecord(indexEntry, PartitionFiles.INDEX_ENTRY_BYTES, partition.indexPath(), at,
                 "the index entry of region " + region);
         long offset = indexEntry.getLong(0);
-        long length = indexEntry.getLong(8);
-        int buffers = indexEntry.getInt(16);
+        long length = indexEntry.getLong(Long.BYTES);
+        int buffers = indexEntry.getInt(2 * Long.BYTES);
         if (offset < 0 || length < 0 || buffers < 0 || (length == 0) != (buffers == 0)
                 || length < (long) buffers * PartitionFiles.BUFFER_HEADER_BYTES) {
             throw corrupt(partition.indexPath(), at, "the index entry of region " + region + " says " + buffers
                     + " buffers in " + length + " bytes at offset " + offset + ", which no writer stores");
         }
-        position = offset;
-        remainingInRegion = length;
-        regionBuffersLeft = buffers;
+    }
+
+    /**
+     * Gives up to {@code segments} read segments of queued read-ahead back to the budget, the latest first, and
+     * rewinds so that what went back is read again later; with {@code park}, queues {@link #REREAD} and reads
+     * nothing more until the consumer reaches it. A failure to go back fails this view, not the caller. I/O thread.
+     *
+     * @return the read segments given back
+     */
+    int giveBack(int segments, boolean park) {
+        List<Buffer> back = new ArrayList<>();
+        long rewindTo = NO_POSITION;
+        int taken = 0;
+        // What went back is counted again when it is read again: the stored buffers, the data buffers and bytes.
+        int storedBack = 0;
+        int dataBuffersBack = 0;
+        long dataBytesBack = 0;
+        synchronized (lock) {
+            if (state == State.RELEASED) {
+                return 0;
+            }
+            while (taken < segments && queuedReadBuffers > 0) {
+                Object entry = queue.pollLast();
+                long storedAt = queuedPositions.removeLast();
+                if (storedAt != NO_POSITION) {
+                    rewindTo = storedAt;
+                    storedBack++;
+                }
+                if (isData(entry)) {
+                    queuedDataBuffers--;
+                    dataBuffersBack++;
+                    dataBytesBack += entry instanceof Span span ? span.length() : ((Buffer) entry).getSize();
+                }
+                if (entry instanceof Buffer buffer) {
+                    if (buffer.isBuffer()) {
+                        queuedReadBuffers--;
+                        taken++;
+                    }
+                    back.add(buffer);
+                }
+            }
+            if (taken == 0) {
+                return 0;
+            }
+            if (park) {
+                parked = true;
+                queue.add(REREAD);
+                queuedPositions.addLast(NO_POSITION);
+            }
+        }
+        recycleAll(back);
+        dataBuffersQueued -= dataBuffersBack;
+        dataBytesQueued -= dataBytesBack;
+        try {
+            rewind(rewindTo, storedBack);
+        } catch (CorruptDataException e) {
+            if (!released) {
+                LOG.warn("{}", e.getMessage());
+                fail(e);
+            }
+        } catch (IOException e) {
+            if (!released) {
+                fail(new ShuffleException("cannot go back to offset " + rewindTo + " of " + partition.dataPath()
+                        + " to read subpartition " + subpartition + " of blocking partition "
+                        + partition.partitionId() + " again: " + e.getMessage(), e));
+            }
+        }
+        return taken;
+    }
+
+    /**
+     * Goes back to the stored buffer whose header is at {@code headerPosition}, in the current region or an earlier
+     * one: the next read starts there. {@code storedBack} stored buffers were given back, that one and every one
+     * read after it; the region goes back to counting those of them it holds as unread. I/O thread.
+     */
+    private void rewind(long headerPosition, int storedBack) throws IOException {
+        long skipped = 0;
+        // Stored buffers read from the regions after the one being searched, newest region first.
+        int readAfter = 0;
+        for (int region = nextRegion - 1; region >= 0; region--) {
+            loadIndexEntry(region);
+            long start = indexEntry.getLong(0);
+            long length = indexEntry.getLong(Long.BYTES);
+            int buffers = indexEntry.getInt(2 * Long.BYTES);
+            // The current region has regionBuffersLeft unread; every earlier one was read whole.
+            int read = region == nextRegion - 1 ? buffers - regionBuffersLeft : buffers;
+            if (start <= headerPosition && headerPosition < start + length) {
+                int backHere = storedBack - readAfter;
+                if (backHere < 1 || backHere > read) {
+                    throw new IOException("read-ahead given back from offset " + headerPosition + " of "
+                            + partition.dataPath() + " is " + storedBack + " stored buffers, but " + readAfter
+                            + " were read after region " + region + " and " + read + " in it");
+                }
+                long remaining = start + length - headerPosition;
+                unreadBytes += remaining + skipped - remainingInRegion;
+                regionBuffersLeft = buffers - read + backHere;
+                nextRegion = region + 1;
+                position = headerPosition;
+                remainingInRegion = remaining;
+                headerPrefetched = false;
+                endQueued = false;
+                return;
+            }
+            skipped += length;
+            readAfter += read;
+        }
+        throw new IOException("read-ahead given back at offset " + headerPosition + " of " + partition.dataPath()
+                + " lies in no region of subpartition " + subpartition + " read so far");
     }
 
     /**
@@ -668,8 +874,11 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                 + "; the partition must be produced again", cause);
     }
 
-    /** Queues a Buffer or a Span; a buffer that arrives after the release is recycled. */
-    private void enqueue(Object entry) {
+    /**
+     * Queues a Buffer or a Span stored at {@code storedAt} (its header; {@link #NO_POSITION} for the end of
+     * partition); a buffer that arrives after the release is recycled.
+     */
+    private void enqueue(Object entry, long storedAt) {
         if (BufferTrace.ENABLED && entry instanceof Buffer read && read.isBuffer()) {
             // For a stored partition the read from disk is the commit: the buffer becomes readable here.
             BufferTrace.record(BufferTrace.Hop.COMMIT, 0, -1, read.getMemorySegment());
@@ -681,8 +890,12 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             } else {
                 notify = queue.isEmpty();
                 queue.add(entry);
+                queuedPositions.addLast(storedAt);
                 if (isData(entry)) {
                     queuedDataBuffers++;
+                    if (entry instanceof Buffer) {
+                        queuedReadBuffers++;
+                    }
                 }
                 entry = null;
             }
@@ -695,6 +908,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             return;
         }
         if (notify) {
+            lastActivityNanos = System.nanoTime();
             listener.notifyDataAvailable();
         }
     }
@@ -730,19 +944,38 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             if (state == State.RELEASED) {
                 return null;
             }
-            if (!(queue.peek() instanceof Buffer head)) {
+            Object first = queue.peek();
+            if (first == REREAD) {
+                // The consumer got to read-ahead that went back: read it again (the queue is empty now, so the
+                // first buffer read notifies the consumer).
+                queue.poll();
+                queuedPositions.removeFirst();
+                parked = false;
+                buffer = null;
+                more = false;
+                nextIsEvent = false;
+                backlog = 0;
+            } else if (first instanceof Buffer head) {
+                buffer = head;
+                queue.poll();
+                queuedPositions.removeFirst();
+                if (buffer.isBuffer()) {
+                    queuedDataBuffers--;
+                    queuedReadBuffers--;
+                }
+                Object next = queue.peek();
+                more = next != null;
+                nextIsEvent = isEvent(next);
+                backlog = estimatedBacklog();
+            } else {
                 // Empty, or a file span next: the sender takes that with pollFileSpan(int).
                 return null;
             }
-            buffer = head;
-            queue.poll();
-            if (buffer.isBuffer()) {
-                queuedDataBuffers--;
-            }
-            Object next = queue.peek();
-            more = next != null;
-            nextIsEvent = isEvent(next);
-            backlog = estimatedBacklog();
+        }
+        lastActivityNanos = System.nanoTime();
+        if (buffer == null) {
+            scheduler.wakeUp();
+            return null;
         }
         wakeSchedulerIfLow();
         return new BufferAndBacklog(buffer, more, backlog, nextIsEvent, false, sequenceNumber++);
@@ -766,6 +999,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                 return null;
             }
             queue.poll();
+            queuedPositions.removeFirst();
             int buffers = 1;
             long dataBytes = first.length();
             long end = first.position() + first.length();
@@ -773,6 +1007,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             while (buffers < maxBuffers && queue.peek() instanceof Span next
                     && next.position() == end + PartitionFiles.BUFFER_HEADER_BYTES) {
                 queue.poll();
+                queuedPositions.removeFirst();
                 buffers++;
                 dataBytes += next.length();
                 end = next.position() + next.length();
@@ -785,6 +1020,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     estimatedBacklog(), isEvent(after), sequenceNumber);
             sequenceNumber += buffers;
         }
+        lastActivityNanos = System.nanoTime();
         wakeSchedulerIfLow();
         return span;
     }
@@ -879,7 +1115,9 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             }
         }
         queue.clear();
+        queuedPositions.clear();
         queuedDataBuffers = 0;
+        queuedReadBuffers = 0;
         return dropped;
     }
 
