@@ -100,7 +100,7 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     /** This subpartition's totals from the index: data buffers and data bytes (decompressed). */
     private long expectedDataBuffers;
     private long expectedDataBytes;
-    /** Data buffers and bytes queued so far. */
+    /** Data buffers and bytes read and queued so far, less those given back to the budget (read again later). */
     private long dataBuffersQueued;
     private long dataBytesQueued;
     /** Whether {@code header} already holds the next buffer's header (read together with the previous payload). */
