@@ -92,7 +92,8 @@ class ClientToServerMessagesTest {
         assertEquals(Frame.HEADER_LENGTH + Integer.BYTES + 16, wire.length);
         assertEquals(wire.length, frame.getInt(0), "frameLength counts the whole frame, itself included");
         assertEquals(0x534C4345, frame.getInt(4));
-        assertEquals(4, frame.get(8), "protocol version 4 (heartbeats, ReleasePartitions, then StoredBuffersResponse)");
+        assertEquals(5, frame.get(8), "protocol version 5 (heartbeats, ReleasePartitions, StoredBuffersResponse, then"
+                + " checksums of stored buffers)");
         assertEquals(AddCredit.ID, frame.get(9));
         assertEquals(5, frame.getInt(10));
     }
