@@ -312,6 +312,19 @@ public final class ShuffleOptions {
                     + "(loopback or a local address), where sendfile measured more CPU.",
             ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("auto", "always", "never")));
 
+    /**
+     * Whether each buffer a blocking partition stores carries a CRC32C that every read of it verifies; its index
+     * records always carry theirs. Range: true or false.
+     */
+    public static final ConfigOption<Boolean> BLOCKING_CHECKSUMS = new ConfigOption<>(
+            "shuffle.blocking.checksums", true,
+            "Whether every buffer of a blocking partition is stored with a CRC32C that each read verifies before "
+                    + "using it (for data sent by sendfile, the receiver does), so that data damaged on disk fails "
+                    + "its consumer with CorruptDataException instead of being delivered; false saves the CPU of "
+                    + "computing and checking them. The index, and the counts at the end of each subpartition, are "
+                    + "always checked.",
+            ConfigValueType.BOOLEAN, ConfigValueRule.any());
+
     /** Codec for data buffers on the wire and on disk. Range: none or lz4. */
     public static final ConfigOption<String> COMPRESSION_CODEC = new ConfigOption<>(
             "shuffle.compression.codec", "none",

@@ -206,7 +206,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             if (descriptor.type() == PartitionType.BLOCKING) {
                 created.add(new SortMergeResultPartition(shuffleDescriptor.partitionId(), ownerName,
                         descriptor.numberOfSubpartitions(), partitionManager, this::createBlockingPartitionPool,
-                        fileManager, blockingReads, compressor));
+                        fileManager, blockingReads, compressor, config.blockingChecksums()));
             } else if (descriptor.type() == PartitionType.PIPELINED_BOUNDED) {
                 created.add(new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
                         descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, timer,

@@ -18,6 +18,7 @@ import io.sluice.api.ShuffleDescriptor;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
+import io.sluice.netty.event.EventSerializer;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,8 +39,11 @@ class BlockingZeroCopyTest {
     /** Four records to a buffer, so that runs of stored buffers form. */
     private static final int RECORD_BYTES = SEGMENT / 4 - 4;
 
-    /** The serialized end-of-partition event, counted by the byte counters like data. */
-    private static final int END_OF_PARTITION_BYTES = 1;
+    /**
+     * The serialized end-of-partition event (its tag and the subpartition's data bytes and buffers), counted by the
+     * byte counters like data.
+     */
+    private static final int END_OF_PARTITION_BYTES = EventSerializer.END_OF_PARTITION_FULLY_COUNTED_BYTES;
 
     @TempDir
     Path tmp;

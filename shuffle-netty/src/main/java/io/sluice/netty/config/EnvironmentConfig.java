@@ -36,6 +36,7 @@ import java.util.List;
  * @param blockingWriteMemory     the most bytes of network memory one blocking partition fills before writing a region
  * @param blockingZeroCopy        auto, always or never: when blocking partitions' data goes to TCP by sendfile
  * @param compressionCodec        none or lz4
+ * @param blockingChecksums       whether blocking partitions store a checksum with every buffer
  */
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
@@ -44,7 +45,8 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                                 Duration connectTimeout, Duration bindTimeout, Duration initialBackoff,
                                 Duration maxBackoff, Duration heartbeatInterval, Duration heartbeatTimeout,
                                 TlsSettings tls, List<String> tmpDirs, long blockingReadMemory,
-                                long blockingWriteMemory, String blockingZeroCopy, String compressionCodec) {
+                                long blockingWriteMemory, String blockingZeroCopy, String compressionCodec,
+                                boolean blockingChecksums) {
 
     /**
      * Reads and checks the context's configuration.
@@ -105,7 +107,8 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 config.get(ShuffleOptions.BLOCKING_READ_MEMORY),
                 config.get(ShuffleOptions.BLOCKING_WRITE_MEMORY),
                 config.get(ShuffleOptions.BLOCKING_ZERO_COPY),
-                config.get(ShuffleOptions.COMPRESSION_CODEC));
+                config.get(ShuffleOptions.COMPRESSION_CODEC),
+                config.get(ShuffleOptions.BLOCKING_CHECKSUMS));
     }
 
     /** The comma-separated directories, trimmed, empty entries dropped; java.io.tmpdir when there are none. */

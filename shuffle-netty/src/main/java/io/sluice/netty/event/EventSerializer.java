@@ -27,6 +27,9 @@ public final class EventSerializer {
     /** Bytes of an end-of-partition event that carries its data byte count: the tag and a long. */
     public static final int END_OF_PARTITION_COUNTED_BYTES = TAG_BYTES + Long.BYTES;
 
+    /** Bytes of an end-of-partition event that carries its data byte and data buffer counts: the tag and two longs. */
+    public static final int END_OF_PARTITION_FULLY_COUNTED_BYTES = TAG_BYTES + 2 * Long.BYTES;
+
     /** What an event buffer carries. */
     public enum EventType {
         /** The producer has finished this subpartition: no data follows. Never handed to the engine. */
@@ -78,30 +81,63 @@ public final class EventSerializer {
     }
 
     /**
+     * A new end-of-partition event buffer carrying {@code dataBytes} and {@code dataBuffers}, the data buffers the
+     * producer stored for the subpartition (a blocking partition's, from its index): the tag, then both counts as
+     * big-endian longs. The consumer's gate compares both with what it took from the channel. The caller owns its one
+     * reference.
+     */
+    public static Buffer endOfPartition(long dataBytes, long dataBuffers) {
+        if (dataBytes < 0 || dataBuffers < 0) {
+            throw new IllegalArgumentException("data bytes and buffers of a subpartition cannot be negative: "
+                    + dataBytes + " bytes, " + dataBuffers + " buffers");
+        }
+        ByteBuffer bytes = ByteBuffer.allocate(END_OF_PARTITION_FULLY_COUNTED_BYTES);
+        bytes.put(EventType.END_OF_PARTITION.tag()).putLong(dataBytes).putLong(dataBuffers);
+        return new Buffer(MemorySegment.wrap(bytes.array()), BufferRecycler.DISCARD, false, bytes.capacity());
+    }
+
+    /**
      * The data bytes an end-of-partition event says its producer wrote to the subpartition.
      *
      * @return the count, or -1 when the event carries none ({@link #endOfPartition()})
      * @throws IllegalArgumentException when {@code endOfPartition} is not an end-of-partition event, or its payload
-     *     is neither empty nor a count
+     *     is neither empty nor counts
      */
     public static long dataBytesOf(Buffer endOfPartition) {
+        return countOf(endOfPartition, 0, END_OF_PARTITION_COUNTED_BYTES);
+    }
+
+    /**
+     * The data buffers an end-of-partition event says its producer wrote to the subpartition.
+     *
+     * @return the count, or -1 when the event carries none (only {@link #endOfPartition(long, long)} does)
+     * @throws IllegalArgumentException like {@link #dataBytesOf}
+     */
+    public static long dataBuffersOf(Buffer endOfPartition) {
+        return countOf(endOfPartition, 1, END_OF_PARTITION_FULLY_COUNTED_BYTES);
+    }
+
+    /** The {@code index}-th count of an end-of-partition event, or -1 when it is shorter than {@code carriedFrom}. */
+    private static long countOf(Buffer endOfPartition, int index, int carriedFrom) {
         if (typeOf(endOfPartition) != EventType.END_OF_PARTITION) {
             throw new IllegalArgumentException("not an end-of-partition event: " + typeOf(endOfPartition));
         }
         int size = endOfPartition.readableBytes();
-        if (size == TAG_BYTES) {
-            return -1;
-        }
-        if (size != END_OF_PARTITION_COUNTED_BYTES) {
-            throw new IllegalArgumentException("an end-of-partition event is " + TAG_BYTES + " or "
-                    + END_OF_PARTITION_COUNTED_BYTES + " bytes (tag, then an optional 8-byte data byte count), not "
+        if (size != TAG_BYTES && size != END_OF_PARTITION_COUNTED_BYTES
+                && size != END_OF_PARTITION_FULLY_COUNTED_BYTES) {
+            throw new IllegalArgumentException("an end-of-partition event is " + TAG_BYTES + ", "
+                    + END_OF_PARTITION_COUNTED_BYTES + " or " + END_OF_PARTITION_FULLY_COUNTED_BYTES + " bytes (tag,"
+                    + " then an optional 8-byte data byte count and an optional 8-byte data buffer count), not "
                     + size);
         }
+        if (size < carriedFrom) {
+            return -1;
+        }
         long count = endOfPartition.getMemorySegment().getLong(endOfPartition.getMemorySegmentOffset()
-                + endOfPartition.getReaderIndex() + TAG_BYTES);
+                + endOfPartition.getReaderIndex() + TAG_BYTES + index * Long.BYTES);
         if (count < 0) {
-            throw new IllegalArgumentException("an end-of-partition event carries a negative data byte count: "
-                    + count);
+            throw new IllegalArgumentException("an end-of-partition event carries a negative data "
+                    + (index == 0 ? "byte" : "buffer") + " count: " + count);
         }
         return count;
     }

@@ -24,6 +24,8 @@ public abstract class InputChannel {
 
     /** Bytes of data buffers the gate took from this channel, checked at its end of partition. Consumer thread. */
     private long dataBytesTaken;
+    /** Data buffers the gate took from this channel, checked at its end of partition when it carries their count. */
+    private long dataBuffersTaken;
 
     /** The first failure of this channel; surfaces at the consumer's next read. */
     private volatile Throwable error;
@@ -58,6 +60,11 @@ public abstract class InputChannel {
         return partitionId;
     }
 
+    /** The subpartition of that partition this channel reads. */
+    public int subpartitionIndex() {
+        return subpartitionIndex;
+    }
+
     /**
      * The channel for an error message: its index, its gate's owner, the partition and subpartition it reads, and
      * (where it has one) its producer. Any thread.
@@ -75,11 +82,17 @@ public abstract class InputChannel {
     /** The gate took a data buffer of {@code bytes} bytes from this channel. Consumer thread. */
     final void onDataTaken(int bytes) {
         dataBytesTaken += bytes;
+        dataBuffersTaken++;
     }
 
     /** Bytes of data buffers the gate took from this channel so far. Consumer thread. */
     final long dataBytesTaken() {
         return dataBytesTaken;
+    }
+
+    /** Data buffers the gate took from this channel so far. Consumer thread. */
+    final long dataBuffersTaken() {
+        return dataBuffersTaken;
     }
 
     /** Reserves what the channel needs before its request; nothing by default. Consumer thread. */

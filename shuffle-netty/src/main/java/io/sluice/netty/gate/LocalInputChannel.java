@@ -1,6 +1,7 @@
 package io.sluice.netty.gate;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
@@ -155,7 +156,12 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
         BufferAndBacklog next = current.getNextBuffer();
         if (next == null) {
             if (current.isReleased() && !isReleased()) {
-                throw producerFailure(current.getFailureCause());
+                Throwable cause = current.getFailureCause();
+                if (cause instanceof CorruptDataException corrupt) {
+                    // Its message names the partition, subpartition, file and offset; the producer did not fail.
+                    throw corrupt;
+                }
+                throw producerFailure(cause);
             }
             return null;
         }

@@ -472,6 +472,8 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
                 LOG.debug("Task event for partition {} dropped: {} is released", partitionId, this);
                 return;
             }
+            // A request that could not connect recorded why (a TransportException): that is the answer here too.
+            checkError();
             throw new ShuffleException("channel " + channelIndex + " of " + gate.ownerName()
                     + " cannot send a task event: it is not connected to " + connectionId);
         }

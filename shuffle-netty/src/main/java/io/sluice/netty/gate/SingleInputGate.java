@@ -653,15 +653,18 @@ public final class SingleInputGate implements InputGate {
 
     /**
      * Compares the data bytes the producer says it wrote to the channel's subpartition with those this gate took
-     * from the channel. A mismatch fails the channel (this read and every later one) instead of letting its stream
-     * end early or late. An end without a count (a blocking partition's) is not checked. Consumer thread.
+     * from the channel, and the data buffers where the end counts them too (a blocking partition's, from its index).
+     * A mismatch fails the channel (this read and every later one) instead of letting its stream end early or late.
+     * An end without a count (of a peer that sends none) is not checked. Consumer thread.
      *
      * @throws ShuffleException on a mismatch, or an end-of-partition event whose payload is malformed
      */
     private void checkEveryDataByteArrived(InputChannel channel, Buffer endOfPartition) throws ShuffleException {
         long written;
+        long writtenBuffers;
         try {
             written = EventSerializer.dataBytesOf(endOfPartition);
+            writtenBuffers = EventSerializer.dataBuffersOf(endOfPartition);
         } catch (IllegalArgumentException e) {
             throw failChannel(channel, new ShuffleException("channel " + channel.channelIndex() + " of " + ownerName
                     + " (partition " + channel.partitionId() + ") received a corrupt end of partition: "
@@ -674,6 +677,14 @@ public final class SingleInputGate implements InputGate {
                     + ") reached the end of its partition after " + taken + " data bytes, but the producer wrote "
                     + written + ": " + Math.abs(written - taken) + " bytes were " + (taken < written ? "lost" : "added")
                     + " between the producer's buffers and this gate"));
+        }
+        long takenBuffers = channel.dataBuffersTaken();
+        if (writtenBuffers >= 0 && writtenBuffers != takenBuffers) {
+            throw failChannel(channel, new ShuffleException("channel " + channel.channelIndex() + " of " + ownerName
+                    + " (partition " + channel.partitionId() + ", subpartition " + channel.subpartitionIndex
+                    + ") reached the end of its partition after " + takenBuffers + " data buffers, but the producer"
+                    + " stored " + writtenBuffers + ": buffers were " + (takenBuffers < writtenBuffers ? "lost"
+                    : "added") + " between the producer's files and this gate"));
         }
     }
 

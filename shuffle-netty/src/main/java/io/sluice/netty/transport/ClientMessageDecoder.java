@@ -10,6 +10,7 @@ import io.sluice.netty.compression.BufferCompressor;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.partition.FileSpan;
+import io.sluice.netty.partition.StoredChecksum;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -21,7 +22,9 @@ import java.util.function.Function;
  * BufferResponse payloads straight from the socket's ByteBufs into a buffer of the receiving channel, across as
  * many reads as the payload spans. A {@link StoredBuffersResponse} (a run of a blocking partition's stored buffers)
  * is split into one BufferResponse per stored buffer, numbered on from its first sequence number, each decoded as a
- * BufferResponse of its own would be. Only headers are accumulated: the {@link Frame} header and the BufferResponse
+ * BufferResponse of its own would be, after its checksum is verified: a stored buffer whose bytes fail it is recycled
+ * and a {@link CorruptStoredBuffer} handed on in its place (the frames stay in step, so only that channel fails).
+ * Only headers are accumulated: the {@link Frame} header and the BufferResponse
  * header in one ByteBuf of {@value #HEADER_CAPACITY} bytes, and an ErrorResponse body (at most
  * {@code maxFrameLength}) in a ByteBuf of its own size. So Netty never holds a payload.
  *
@@ -52,8 +55,10 @@ import java.util.function.Function;
  */
 public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
 
-    /** The largest header accumulated: frame header plus BufferResponse header. */
-    static final int HEADER_CAPACITY = Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH;
+    /** The largest header accumulated: frame header plus BufferResponse header, or a StoredBuffersResponse's. */
+    static final int HEADER_CAPACITY = Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH
+            > StoredBuffersResponse.HEADER_LENGTH ? Frame.HEADER_LENGTH + BufferResponse.HEADER_LENGTH
+            : StoredBuffersResponse.HEADER_LENGTH;
 
     /** Where the decoder is in the byte stream; each state names what the next bytes are. */
     private enum State {
@@ -124,6 +129,16 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     private long runBytesLeft;
     /** Sequence number of the run's next buffer. */
     private int runSequenceNumber;
+    /** Where the run's next stored header is in the producer's data file. */
+    private long runFilePosition;
+
+    /** Verifies the checksums of stored buffers. */
+    private final StoredChecksum checksum = new StoredChecksum();
+    /** Whether the payload being copied is a stored buffer with a checksum to verify; then the fields below. */
+    private boolean pendingChecksummed;
+    private int pendingChecksum;
+    private long pendingOffset;
+    private long pendingHeaderWord;
 
     /** The largest StoredBuffersResponse frame accepted: {@link StoredBuffersResponse#MAX_BUFFERS} full buffers. */
     private final int maxRunFrameLength;
@@ -330,6 +345,7 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         runBuffersLeft = header.bufferCount();
         runBytesLeft = header.storedBytes();
         runSequenceNumber = header.firstSequenceNumber();
+        runFilePosition = header.filePosition();
         state = State.STORED_BUFFER_HEADER;
     }
 
@@ -342,18 +358,27 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         if (!accumulate(headerBuffer, in, FileSpan.STORED_HEADER_BYTES)) {
             return;
         }
+        long headerWord = headerBuffer.getLong(headerBuffer.readerIndex());
         int length = headerBuffer.readInt();
         byte kind = headerBuffer.readByte();
         byte flags = headerBuffer.readByte();
         short reserved = headerBuffer.readShort();
+        int storedChecksum = headerBuffer.readInt();
         headerBuffer.clear();
         runBytesLeft -= FileSpan.STORED_HEADER_BYTES;
-        if (kind != FileSpan.KIND_DATA || flags != 0 || reserved != 0 || length < 0 || length > runBytesLeft
-                || (runBuffersLeft == 1 && length != runBytesLeft)) {
+        // A bad header loses the place in the run: the connection fails. (A damaged buffer whose header still fits
+        // is caught by its checksum, which covers the header too, and fails only its channel.)
+        if (kind != FileSpan.KIND_DATA || (flags & ~FileSpan.FLAG_CHECKSUM) != 0 || reserved != 0 || length < 0
+                || length > runBytesLeft || (runBuffersLeft == 1 && length != runBytesLeft)) {
             throw new CorruptFrameException(run + ": bad stored buffer header (length " + length + ", kind " + kind
-                    + ", flags " + flags + ") with " + runBytesLeft + " stored bytes and " + runBuffersLeft
-                    + " buffers left");
+                    + ", flags " + flags + ") at offset " + runFilePosition + " of the data file, with "
+                    + runBytesLeft + " stored bytes and " + runBuffersLeft + " buffers left");
         }
+        pendingChecksummed = (flags & FileSpan.FLAG_CHECKSUM) != 0;
+        pendingChecksum = storedChecksum;
+        pendingOffset = runFilePosition;
+        pendingHeaderWord = headerWord;
+        runFilePosition += FileSpan.STORED_HEADER_BYTES + (long) length;
         runBytesLeft -= length;
         runBuffersLeft--;
         // What a separate response would have said: the buffers behind this one are the rest of the run and the
@@ -382,6 +407,20 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
         filled.setSize(pendingResponse.bufferSize());
         if (!filled.isBuffer()) {
             checkEvent(filled); // while still the target: a corrupt event is recycled with the partial frame
+        }
+        if (pendingChecksummed) {
+            int computed = checksum.ofBuffer(pendingOffset, pendingHeaderWord,
+                    filled.getOwnerView(0, pendingResponse.bufferSize()));
+            if (computed != pendingChecksum) {
+                // Never handed on: the channel fails instead, and the frames after it decode as usual.
+                target = null;
+                targetView = null;
+                filled.recycleBuffer();
+                deliverCorrupt(ctx, new CorruptStoredBuffer(pendingResponse.receiverId(),
+                        pendingResponse.sequenceNumber(), pendingOffset, pendingResponse.bufferSize(), pendingChecksum,
+                        computed));
+                return;
+            }
         }
         BufferResponse response = pendingResponse.attachPayload(filled); // a failure leaves it the target, recycled
         target = null;
@@ -457,9 +496,21 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
 
     /** Passes a decoded message on (with it, the ownership of its buffer) and starts on the next frame. */
     private void deliver(ChannelHandlerContext ctx, NettyMessage message) {
-        pendingResponse = null;
-        state = runBuffersLeft > 0 ? State.STORED_BUFFER_HEADER : State.FRAME_HEADER;
+        nextElement();
         ctx.fireChannelRead(message);
+    }
+
+    /** Passes on the report of a stored buffer that failed its checksum, and goes on with the next element. */
+    private void deliverCorrupt(ChannelHandlerContext ctx, CorruptStoredBuffer corrupt) {
+        nextElement();
+        ctx.fireChannelRead(corrupt);
+    }
+
+    /** Done with the current element: the run's next buffer, or the next frame. */
+    private void nextElement() {
+        pendingResponse = null;
+        pendingChecksummed = false;
+        state = runBuffersLeft > 0 ? State.STORED_BUFFER_HEADER : State.FRAME_HEADER;
     }
 
     /**
@@ -488,6 +539,7 @@ public final class ClientMessageDecoder extends ChannelInboundHandlerAdapter {
     /** Recycles a half-filled target buffer and releases a half-read ErrorResponse body. */
     private void releasePartialFrame() {
         pendingResponse = null;
+        pendingChecksummed = false;
         run = null;
         runBuffersLeft = 0;
         targetView = null;

@@ -3,6 +3,7 @@ package io.sluice.netty.transport;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.TransportException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferRecycler;
@@ -11,6 +12,7 @@ import io.sluice.buffers.MemorySegment;
 import io.sluice.netty.gate.InputChannelId;
 import io.sluice.netty.gate.RemoteInputChannel;
 import io.sluice.netty.gate.ConnectionId;
+import io.sluice.netty.partition.FileSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +27,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The client end of one connection: routes each decoded buffer to its remote input channel, sends the channels'
  * credit in batched {@link AddCredit} messages, and fails the channels on errors: one channel for a targeted
- * {@link ErrorResponse}, every channel for a fatal one, a lost connection or a pipeline exception.
+ * {@link ErrorResponse} or a {@link CorruptStoredBuffer}, every channel for a fatal one, a lost connection or a
+ * pipeline exception.
  *
  * <p>Also the {@link NetworkBufferAllocator} of the connection's {@link ClientMessageDecoder}: data is decoded
  * straight into a buffer of the receiving channel.
@@ -179,6 +182,8 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
             onBufferResponse(response);
         } else if (msg instanceof ErrorResponse error) {
             onErrorResponse(error);
+        } else if (msg instanceof CorruptStoredBuffer corrupt) {
+            onCorruptStoredBuffer(corrupt);
         } else {
             throw new IllegalStateException("unexpected message from " + connectionId + ": " + msg);
         }
@@ -269,6 +274,26 @@ public final class CreditBasedClientHandler extends ChannelInboundHandlerAdapter
         } else {
             channel.onError(cause);
         }
+    }
+
+    /**
+     * A stored buffer sent from the producer's file arrived damaged (the decoder recycled it): its channel fails,
+     * naming what the decoder could not know, the partition, subpartition and data file. Event loop.
+     */
+    private void onCorruptStoredBuffer(CorruptStoredBuffer corrupt) {
+        RemoteInputChannel channel = channels.get(corrupt.receiverId());
+        if (channel == null || channel.isReleased()) {
+            LOG.debug("Damaged stored buffer for an unknown or released receiver {} from {}: {}",
+                    corrupt.receiverId(), connectionId, corrupt.describe());
+            return;
+        }
+        CorruptDataException failure = new CorruptDataException("subpartition " + channel.subpartitionIndex()
+                + " of blocking partition " + channel.partitionId() + " is damaged at offset " + corrupt.offset()
+                + " of its data file " + FileSpan.dataFileName(channel.partitionId()) + " at the producer "
+                + remoteAddress() + ": " + corrupt.describe() + "; the partition must be produced again (read by "
+                + channel.describe() + ")");
+        LOG.warn("{}", failure.getMessage());
+        channel.onError(failure);
     }
 
     @Override

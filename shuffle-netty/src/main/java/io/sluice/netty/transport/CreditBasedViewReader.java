@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.netty.gate.InputChannelId;
@@ -164,7 +165,7 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
     /** The reason to send the receiver when the view was released under it. */
     Throwable failureCause() {
         Throwable cause = view == null ? null : view.getFailureCause();
-        if (cause instanceof ProducerFailedException) {
+        if (cause instanceof ProducerFailedException || cause instanceof CorruptDataException) {
             return cause;
         }
         if (cause != null) {

@@ -12,7 +12,10 @@ public enum ErrorKind {
     PRODUCER_FAILED((byte) 1),
 
     /** Anything else (the server handler failed, a bad message arrived): {@code TransportException}. */
-    TRANSPORT((byte) 2);
+    TRANSPORT((byte) 2),
+
+    /** The partition's stored data failed an integrity check: {@code CorruptDataException}. */
+    CORRUPT_DATA((byte) 3);
 
     private final byte code;
 
@@ -29,7 +32,8 @@ public enum ErrorKind {
             case 0 -> PARTITION_NOT_FOUND;
             case 1 -> PRODUCER_FAILED;
             case 2 -> TRANSPORT;
-            default -> throw new CorruptFrameException("unknown error kind code " + code + ", expected 0, 1 or 2");
+            case 3 -> CORRUPT_DATA;
+            default -> throw new CorruptFrameException("unknown error kind code " + code + ", expected 0 to 3");
         };
     }
 }

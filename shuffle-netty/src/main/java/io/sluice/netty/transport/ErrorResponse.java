@@ -1,6 +1,7 @@
 package io.sluice.netty.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
@@ -50,7 +51,8 @@ public record ErrorResponse(ErrorKind kind, String message, ResultPartitionId pa
     /**
      * The response reporting {@code cause} to {@code receiver} (null: to the whole connection).
      * {@link PartitionNotFoundException} -> {@link ErrorKind#PARTITION_NOT_FOUND} with its partition id and message,
-     * {@link ProducerFailedException} -> {@link ErrorKind#PRODUCER_FAILED} with its message, anything else ->
+     * {@link ProducerFailedException} -> {@link ErrorKind#PRODUCER_FAILED} with its message,
+     * {@link CorruptDataException} -> {@link ErrorKind#CORRUPT_DATA} with its message, anything else ->
      * {@link ErrorKind#TRANSPORT} with {@code cause.toString()} (class name and message) for a foreign type, or the
      * message of a {@link TransportException}.
      */
@@ -63,6 +65,9 @@ public record ErrorResponse(ErrorKind kind, String message, ResultPartitionId pa
         if (cause instanceof ProducerFailedException) {
             return new ErrorResponse(ErrorKind.PRODUCER_FAILED, cause.getMessage(), null, receiver);
         }
+        if (cause instanceof CorruptDataException) {
+            return new ErrorResponse(ErrorKind.CORRUPT_DATA, cause.getMessage(), null, receiver);
+        }
         String message = cause instanceof TransportException ? cause.getMessage() : cause.toString();
         return new ErrorResponse(ErrorKind.TRANSPORT, message, null, receiver);
     }
@@ -71,7 +76,8 @@ public record ErrorResponse(ErrorKind kind, String message, ResultPartitionId pa
      * The exception the client raises for this response.
      * {@link ErrorKind#PARTITION_NOT_FOUND} -> {@link PartitionNotFoundException} of the partition id, saying who
      * reported it; {@link ErrorKind#PRODUCER_FAILED} -> {@link ProducerFailedException} with the message as sent;
-     * {@link ErrorKind#TRANSPORT} -> {@link TransportException} with the message and {@code remote}.
+     * {@link ErrorKind#TRANSPORT} -> {@link TransportException} with the message and {@code remote};
+     * {@link ErrorKind#CORRUPT_DATA} -> {@link CorruptDataException} with the message, saying who reported it.
      *
      * @param remote the server that sent the response
      */
@@ -83,6 +89,8 @@ public record ErrorResponse(ErrorKind kind, String message, ResultPartitionId pa
                     : "producer failed without a message (reported by " + remote + ")");
             case TRANSPORT -> new TransportException(message != null ? message
                     : "error without a message from the server", remote);
+            case CORRUPT_DATA -> new CorruptDataException((message != null ? message : "corrupt data without a"
+                    + " message") + " (reported by the producer at " + remote + ")");
         };
     }
 

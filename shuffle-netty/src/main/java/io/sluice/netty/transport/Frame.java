@@ -22,7 +22,9 @@ public final class Frame {
      * {@link Heartbeat} (both directions); version 3 added {@link ReleasePartitions} (client to server, sent by a
      * shuffle master); version 4 added {@link StoredBuffersResponse} (server to client) for blocking partitions'
      * file spans, which version 3 sent as one {@link BufferResponse} each; version 5 added the last subpartition
-     * index to {@link PartitionRequest} (a channel reading a range of subpartitions).
+     * index to {@link PartitionRequest} (a channel reading a range of subpartitions), checksums to the stored
+     * buffers of those runs and the runs' file position, {@link ErrorKind#CORRUPT_DATA}, and the data buffer count
+     * in a blocking partition's end-of-partition event.
      */
     public static final byte VERSION = 5;
 

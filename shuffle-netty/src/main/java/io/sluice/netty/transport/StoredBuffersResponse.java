@@ -10,9 +10,11 @@ import java.util.Objects;
 /**
  * Server to client: a run of consecutive data buffers of a blocking partition's subpartition, sent straight from its
  * data file, for the input channel {@code receiverId}. Body: receiver id (16), first sequence number (4), backlog
- * (4), buffer count (4), stored bytes (4), then {@code storedBytes} bytes: {@code bufferCount} stored buffers as the
- * data file holds them, each a {@value FileSpan#STORED_HEADER_BYTES}-byte header ({@code int length | byte kind 0 |
- * byte flags 0 | short 0}) and its data (see {@link FileSpan}).
+ * (4), buffer count (4), stored bytes (4), file position (8: where the run starts in the data file), then
+ * {@code storedBytes} bytes: {@code bufferCount} stored buffers as the data file holds them, each a
+ * {@value FileSpan#STORED_HEADER_BYTES}-byte header ({@code int length | byte kind 0 | byte flags (0, or 2:
+ * checksummed) | short 0 | int crc32c}) and its data (see {@link FileSpan}). The receiver verifies each buffer's
+ * checksum, which covers its position in the file: the sender never looked at these bytes.
  *
  * <p>Why a message of its own: the bytes of a run are one {@link FileRegion}, so the sender makes one sendfile call
  * and one small header write per run instead of per 32 KiB buffer, and the socket carries full segments instead of
@@ -40,8 +42,10 @@ public final class StoredBuffersResponse extends CountedResponse<StoredBuffersRe
     static final int BUFFER_COUNT_SIZE = Integer.BYTES;
     static final int STORED_BYTES_OFFSET = BUFFER_COUNT_OFFSET + BUFFER_COUNT_SIZE;
     static final int STORED_BYTES_SIZE = Integer.BYTES;
+    static final int FILE_POSITION_OFFSET = STORED_BYTES_OFFSET + STORED_BYTES_SIZE;
+    static final int FILE_POSITION_SIZE = Long.BYTES;
     /** The stored buffers: {@code storedBytes} bytes. */
-    static final int DATA_OFFSET = STORED_BYTES_OFFSET + STORED_BYTES_SIZE;
+    static final int DATA_OFFSET = FILE_POSITION_OFFSET + FILE_POSITION_SIZE;
 
     /** The fixed fields before the stored buffers. */
     static final int HEADER_LENGTH = DATA_OFFSET;
@@ -58,22 +62,25 @@ public final class StoredBuffersResponse extends CountedResponse<StoredBuffersRe
     private final int backlog;
     private final int bufferCount;
     private final int storedBytes;
+    private final long filePosition;
 
     private StoredBuffersResponse(FileRegion region, InputChannelId receiverId, int firstSequenceNumber, int backlog,
-                                  int bufferCount, int storedBytes) {
+                                  int bufferCount, int storedBytes, long filePosition) {
         this.region = region;
         this.receiverId = Objects.requireNonNull(receiverId, "receiverId");
         if (bufferCount < 1 || bufferCount > MAX_BUFFERS || backlog < 0
-                || storedBytes < (long) bufferCount * FileSpan.STORED_HEADER_BYTES) {
+                || storedBytes < (long) bufferCount * FileSpan.STORED_HEADER_BYTES || filePosition < 0) {
             throw new IllegalArgumentException("a run of stored buffers needs 1 to " + MAX_BUFFERS + " buffers, a"
-                    + " backlog >= 0 and at least " + FileSpan.STORED_HEADER_BYTES + " stored bytes per buffer; got "
-                    + bufferCount + " buffers, backlog " + backlog + ", " + storedBytes + " stored bytes (receiver "
-                    + receiverId + ", first sequence number " + firstSequenceNumber + ")");
+                    + " backlog >= 0, at least " + FileSpan.STORED_HEADER_BYTES + " stored bytes per buffer and a"
+                    + " file position >= 0; got " + bufferCount + " buffers, backlog " + backlog + ", " + storedBytes
+                    + " stored bytes at " + filePosition + " (receiver " + receiverId + ", first sequence number "
+                    + firstSequenceNumber + ")");
         }
         this.firstSequenceNumber = firstSequenceNumber;
         this.backlog = backlog;
         this.bufferCount = bufferCount;
         this.storedBytes = storedBytes;
+        this.filePosition = filePosition;
     }
 
     /**
@@ -88,7 +95,7 @@ public final class StoredBuffersResponse extends CountedResponse<StoredBuffersRe
                     + " region has " + region.count() + " (receiver " + receiverId + ")");
         }
         return new StoredBuffersResponse(region, receiverId, span.firstSequenceNumber(), span.buffersInBacklog(),
-                span.buffers(), (int) span.length());
+                span.buffers(), (int) span.length(), span.position());
     }
 
     /** The length of the frame of a run of {@code storedBytes} stored bytes. */
@@ -127,6 +134,11 @@ public final class StoredBuffersResponse extends CountedResponse<StoredBuffersRe
         return storedBytes;
     }
 
+    /** Where the run's first stored header is in the data file (each buffer's checksum covers its offset there). */
+    public long filePosition() {
+        return filePosition;
+    }
+
     @Override
     public byte id() {
         return ID;
@@ -144,6 +156,7 @@ public final class StoredBuffersResponse extends CountedResponse<StoredBuffersRe
         out.writeInt(backlog);
         out.writeInt(bufferCount);
         out.writeInt(storedBytes);
+        out.writeLong(filePosition);
     }
 
     /** Reads the {@link #HEADER_LENGTH} header bytes; the result holds no region. */
@@ -153,7 +166,9 @@ public final class StoredBuffersResponse extends CountedResponse<StoredBuffersRe
         int backlog = in.readInt();
         int bufferCount = in.readInt();
         int storedBytes = in.readInt();
-        return new StoredBuffersResponse(null, receiverId, firstSequenceNumber, backlog, bufferCount, storedBytes);
+        long filePosition = in.readLong();
+        return new StoredBuffersResponse(null, receiverId, firstSequenceNumber, backlog, bufferCount, storedBytes,
+                filePosition);
     }
 
     /** @return the region's reference count; 1 without a region */
@@ -182,6 +197,7 @@ public final class StoredBuffersResponse extends CountedResponse<StoredBuffersRe
     @Override
     public String toString() {
         return "StoredBuffersResponse[" + bufferCount + " data buffers, " + storedBytes + " stored bytes for receiver "
-                + receiverId + ", first sequence number " + firstSequenceNumber + ", backlog " + backlog + "]";
+                + receiverId + ", first sequence number " + firstSequenceNumber + ", backlog " + backlog
+                + ", file position " + filePosition + "]";
     }
 }

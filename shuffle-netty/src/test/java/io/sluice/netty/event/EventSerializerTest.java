@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The end of partition and the data byte count it may carry. */
+/** The end of partition and the data byte and buffer counts it may carry. */
 class EventSerializerTest {
 
     @Test
@@ -24,8 +24,20 @@ class EventSerializerTest {
     }
 
     @Test
+    void endOfPartitionWithBothCounts_carriesBoth() {
+        Buffer end = EventSerializer.endOfPartition(12_390_331L, 379L);
+
+        assertTrue(EventSerializer.isEndOfPartition(end));
+        assertEquals(EventSerializer.END_OF_PARTITION_FULLY_COUNTED_BYTES, end.readableBytes());
+        assertEquals(12_390_331L, EventSerializer.dataBytesOf(end));
+        assertEquals(379L, EventSerializer.dataBuffersOf(end));
+    }
+
+    @Test
     void endOfPartitionWithoutACount_saysSoWithMinusOne() {
         assertEquals(-1, EventSerializer.dataBytesOf(EventSerializer.endOfPartition()));
+        assertEquals(-1, EventSerializer.dataBuffersOf(EventSerializer.endOfPartition()));
+        assertEquals(-1, EventSerializer.dataBuffersOf(EventSerializer.endOfPartition(5)), "bytes only");
     }
 
     @Test
@@ -33,11 +45,15 @@ class EventSerializerTest {
         Buffer odd = event(new byte[] {0, 1, 2, 3});
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
                 () -> EventSerializer.dataBytesOf(odd));
-        assertTrue(error.getMessage().contains("1 or 9 bytes"), error.getMessage());
+        assertTrue(error.getMessage().contains("1, 9 or 17 bytes"), error.getMessage());
 
         ByteBuffer negative = ByteBuffer.allocate(9).put((byte) 0).putLong(-5);
         assertThrows(IllegalArgumentException.class, () -> EventSerializer.dataBytesOf(event(negative.array())));
+        ByteBuffer negativeBuffers = ByteBuffer.allocate(17).put((byte) 0).putLong(5).putLong(-5);
+        assertThrows(IllegalArgumentException.class,
+                () -> EventSerializer.dataBuffersOf(event(negativeBuffers.array())));
         assertThrows(IllegalArgumentException.class, () -> EventSerializer.endOfPartition(-1));
+        assertThrows(IllegalArgumentException.class, () -> EventSerializer.endOfPartition(1, -1));
     }
 
     @Test

@@ -93,7 +93,7 @@ class ClientToServerMessagesTest {
         assertEquals(wire.length, frame.getInt(0), "frameLength counts the whole frame, itself included");
         assertEquals(0x534C4345, frame.getInt(4));
         assertEquals(5, frame.get(8), "protocol version 5 (heartbeats, ReleasePartitions, StoredBuffersResponse, then "
-                + "the last subpartition index of a PartitionRequest)");
+                + "the last subpartition index of a PartitionRequest and checksums of stored buffers)");
         assertEquals(AddCredit.ID, frame.get(9));
         assertEquals(5, frame.getInt(10));
     }

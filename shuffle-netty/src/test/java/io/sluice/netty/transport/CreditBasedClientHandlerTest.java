@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.sluice.api.BufferOrEvent;
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.TransportException;
@@ -22,10 +23,12 @@ import io.sluice.netty.gate.SingleInputGate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,6 +60,9 @@ class CreditBasedClientHandlerTest {
     private final NetworkBufferPool globalPool = channels.globalPool();
     private final BufferRecycler senderBuffers = mock(BufferRecycler.class);
     private ClientConnection connection = new ClientConnection();
+
+    @TempDir
+    Path directory;
 
     @AfterEach
     void closeAndCheckForLeaks() {
@@ -366,6 +372,38 @@ class CreditBasedClientHandlerTest {
         RemoteInputChannel late = RemoteChannels.channel(gate, 2);
         connection.request(late, 1);
         assertSame(fatal, assertThrows(TransportException.class, () -> RemoteChannels.nextBuffer(late)));
+    }
+
+    /**
+     * A stored buffer sent from the producer's file whose bytes fail their checksum fails its channel only, with
+     * {@link CorruptDataException} naming what the decoder alone cannot: the partition, the subpartition, the data
+     * file, at the channel's next read; the other channel of the connection reads on.
+     */
+    @Test
+    void storedBufferThatFailsItsChecksum_failsOnlyItsChannel_namingPartitionSubpartitionFileAndOffset()
+            throws Exception {
+        SingleInputGate gate = channels.gate(2, 2, 0);
+        RemoteInputChannel damaged = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel bystander = RemoteChannels.channel(gate, 1);
+        connection.request(damaged, 2);
+        connection.request(bystander, 2);
+        int[] sizes = {100, 200};
+        long damagedOffset = StoredRuns.offsetOf(1, sizes);
+
+        connection.receive(new StoredRuns(directory).run(damaged.inputChannelId(), 0, 0, true, damagedOffset + 20,
+                sizes), data(bystander, 0, 0, 64));
+
+        CorruptDataException failure = assertThrows(CorruptDataException.class,
+                () -> RemoteChannels.nextBuffer(damaged));
+        String message = failure.getMessage();
+        assertTrue(message.startsWith("subpartition 0 of blocking partition " + damaged.partitionId()
+                + " is damaged at offset " + damagedOffset + " of its data file " + damaged.partitionId() + ".data"
+                + " at the producer "), message);
+        assertTrue(message.contains("fails its CRC32C check"), message);
+        Buffer other = RemoteChannels.nextBuffer(bystander);
+        assertArrayEquals(TestBuffers.pattern(64, 0), TestBuffers.readableBytes(other), "the other channel reads on");
+        other.recycleBuffer();
+        connection.channel().checkException();
     }
 
     // CTE-2: when two failures hit one connection at once, the first one is what every channel reports,

@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ResultPartitionId;
@@ -46,6 +47,16 @@ class ErrorResponseTest {
         Throwable raised = response.toException(PRODUCER);
         assertInstanceOf(ProducerFailedException.class, raised);
         assertEquals("Producer failed: disk full", raised.getMessage());
+    }
+
+    @Test
+    void corruptData_becomesCorruptDataException_withTheSameMessage_andWhoReportedIt() {
+        String damaged = "subpartition 0 of blocking partition " + PARTITION + " is damaged at offset 12 of /d/p.data";
+        ErrorResponse response = ErrorResponse.of(new CorruptDataException(damaged), RECEIVER);
+
+        assertEquals(ErrorKind.CORRUPT_DATA, response.kind());
+        CorruptDataException raised = assertInstanceOf(CorruptDataException.class, response.toException(PRODUCER));
+        assertEquals(damaged + " (reported by the producer at " + PRODUCER + ")", raised.getMessage());
     }
 
     @Test

@@ -168,6 +168,21 @@ class PartitionRequestClientTest {
         }
     }
 
+    // SIG-5: a task event to a producer the channel could not reach reports why, as its reads do
+    @Test
+    void taskEventOfAChannelWhoseConnectFailed_throwsTheConnectFailure_aTransportException() throws Exception {
+        SingleInputGate gate = channels.gate(1, 1, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        server.close(); // nobody listens at the producer's address any more
+
+        RemoteChannels.requestSubpartition(channel);
+        Await.until(() -> RemoteChannels.hasError(channel), "the request fails to connect");
+
+        TransportException failure = assertThrows(TransportException.class, () -> gate.sendTaskEvent(text("marker")));
+        assertTrue(failure.getMessage().contains("cannot connect"), failure.getMessage());
+        assertThrows(TransportException.class, () -> RemoteChannels.nextBuffer(channel), "its reads say the same");
+    }
+
     // ------------------------------------------------------------------------------------------------------------
 
     /** Every channel of {@code gate} requests its partition; returns the server's end of their one connection. */

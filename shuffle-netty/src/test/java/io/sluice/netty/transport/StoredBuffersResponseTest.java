@@ -16,12 +16,10 @@ import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.SharedFileChannel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,7 +42,13 @@ class StoredBuffersResponseTest {
     private final TestNetworkBufferAllocator receiving = new TestNetworkBufferAllocator(KNOWN);
     private final EmbeddedChannel client = channels.client(receiving);
     private final BufferRecycler sending = mock(BufferRecycler.class);
+    private StoredRuns runs;
     private SharedFileChannel file;
+
+    @BeforeEach
+    void runsInTheTestDirectory() {
+        runs = new StoredRuns(directory);
+    }
 
     @AfterEach
     void closeFile() {
@@ -112,7 +116,7 @@ class StoredBuffersResponseTest {
     @Test
     void storedHeaderOfAnEvent_isACorruptFrame_andTheHalfDecodedRunLeavesNothingBehind() throws IOException {
         byte[] wire = channels.encode(run(KNOWN, 0, 0, 100, 200));
-        // The second stored header (after frame + run header + 8 + 100 bytes) claims an event.
+        // The second stored header (after frame + run header + a stored header + 100 bytes) claims an event.
         wire[Frame.HEADER_LENGTH + StoredBuffersResponse.HEADER_LENGTH + FileSpan.STORED_HEADER_BYTES + 100 + 4] = 1;
 
         CorruptFrameException e = assertThrows(CorruptFrameException.class, () -> channels.feed(client, wire, 50));
@@ -160,6 +164,65 @@ class StoredBuffersResponseTest {
         channels.assertNettyMemoryReleased();
     }
 
+    /**
+     * A stored buffer whose bytes changed after its checksum was computed (on disk, between the file and the
+     * receiver) is never handed on: the decoder recycles it and reports it, with the offset in the data file, in its
+     * place; the buffers before and after it in the run, and the frames after the run, decode as usual. (A damaged
+     * kind, flags or length is a corrupt frame, as before; the reader at the sender checks those too.)
+     */
+    @ParameterizedTest(name = "damaged at byte {0} of the second buffer")
+    @ValueSource(ints = {FileSpan.CHECKSUM_OFFSET, FileSpan.STORED_HEADER_BYTES - 1, FileSpan.STORED_HEADER_BYTES,
+            FileSpan.STORED_HEADER_BYTES + 299})
+    void storedBufferThatFailsItsChecksum_isRecycledAndReported_andTheRestDecodes(int byteOfBuffer)
+            throws IOException {
+        int[] sizes = {100, 300, 50};
+        long damaged = StoredRuns.offsetOf(1, sizes);
+        StoredBuffersResponse damagedRun = runs.run(KNOWN, 0, 0, true, damaged + byteOfBuffer, sizes);
+        file = runs.lastFile();
+        byte[] wire = channels.encode(damagedRun, data(KNOWN, 3, 64));
+
+        channels.feed(client, wire, 97);
+        List<Object> decoded = CodecChannels.readInbound(client);
+
+        assertEquals(4, decoded.size(), "two good buffers, the report, the frame after the run: " + decoded);
+        CorruptStoredBuffer report = (CorruptStoredBuffer) decoded.get(1);
+        assertEquals(KNOWN, report.receiverId());
+        assertEquals(1, report.sequenceNumber());
+        assertEquals(damaged, report.offset(), "where the buffer's header is in the data file");
+        assertEquals(300, report.length());
+        assertTrue(report.storedChecksum() != report.computedChecksum(), report.describe());
+        for (int i : new int[] {0, 2, 3}) {
+            BufferResponse good = (BufferResponse) decoded.get(i);
+            int sequenceNumber = i == 3 ? 3 : i;
+            assertArrayEquals(TestBuffers.pattern(good.bufferSize(), sequenceNumber),
+                    TestBuffers.readableBytes(good.buffer()), "payload of " + good);
+            good.releaseBuffer();
+        }
+        assertFalse(client.finishAndReleaseAll());
+        assertEquals(receiving.handedOut().size(), receiving.recycled(), "the damaged buffer went back too");
+        channels.assertNettyMemoryReleased();
+    }
+
+    /** A partition written without checksums (flags 0) is decoded without a check, as before checksums. */
+    @Test
+    void runWithoutChecksums_decodesUnchecked() throws IOException {
+        int[] sizes = {100, 200};
+        StoredBuffersResponse unchecked = runs.run(KNOWN, 0, 0, false, -1, sizes);
+        file = runs.lastFile();
+
+        channels.feed(client, channels.encode(unchecked), 1000);
+        List<Object> decoded = CodecChannels.readInbound(client);
+
+        assertEquals(2, decoded.size());
+        for (int i = 0; i < 2; i++) {
+            BufferResponse response = (BufferResponse) decoded.get(i);
+            assertArrayEquals(TestBuffers.pattern(sizes[i], i), TestBuffers.readableBytes(response.buffer()));
+            response.releaseBuffer();
+        }
+        assertFalse(client.finishAndReleaseAll());
+        channels.assertNettyMemoryReleased();
+    }
+
     @Test
     void runLargerThanAnyRunTheReceiverAccepts_isRejectedByItsFrameHeader() {
         byte[] header = ByteBuffer.allocate(Frame.HEADER_LENGTH).putInt(Integer.MAX_VALUE).putInt(Frame.MAGIC)
@@ -176,30 +239,15 @@ class StoredBuffersResponseTest {
     }
 
     /**
-     * A run of stored buffers of the given sizes, numbered from {@code firstSequenceNumber} (each buffer's data is
-     * {@link TestBuffers#pattern} of its sequence number), written to a file and sent from it as the server does.
+     * A run of stored buffers of the given sizes with their checksums, numbered from {@code firstSequenceNumber}
+     * (each buffer's data is {@link TestBuffers#pattern} of its sequence number), written to a file and sent from it
+     * as the server does.
      */
     private StoredBuffersResponse run(InputChannelId receiver, int firstSequenceNumber, int backlog, int... sizes)
             throws IOException {
-        int stored = 0;
-        for (int size : sizes) {
-            stored += FileSpan.STORED_HEADER_BYTES + size;
-        }
-        ByteBuffer bytes = ByteBuffer.allocate(stored + 5);
-        bytes.put(new byte[5]); // the run starts inside the file, as a region's does
-        long dataBytes = 0;
-        for (int i = 0; i < sizes.length; i++) {
-            bytes.putInt(sizes[i]).put(FileSpan.KIND_DATA).put((byte) 0).putShort((short) 0);
-            bytes.put(TestBuffers.pattern(sizes[i], firstSequenceNumber + i));
-            dataBytes += sizes[i];
-        }
-        Path path = Files.write(directory.resolve("run-" + firstSequenceNumber + "-" + receiver), bytes.array());
-        file = new SharedFileChannel(path, FileChannel.open(path, StandardOpenOption.READ));
-        FileSpan span = new FileSpan(file.retain(), 5, stored, sizes.length, dataBytes, false, backlog, false,
-                firstSequenceNumber);
-        file.release(); // the span's reference is the only one left, as with a reader released mid-send
-        return StoredBuffersResponse.of(span, new SharedFileRegion(span.file(), span.position(), span.length()),
-                receiver);
+        StoredBuffersResponse run = runs.run(receiver, firstSequenceNumber, backlog, sizes);
+        file = runs.lastFile();
+        return run;
     }
 
     private BufferResponse data(InputChannelId receiver, int sequenceNumber, int size) {

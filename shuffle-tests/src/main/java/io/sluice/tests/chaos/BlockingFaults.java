@@ -13,12 +13,6 @@ import java.util.SplittableRandom;
  */
 final class BlockingFaults {
 
-    /**
-     * Whether damage at rest is injected ({@code -Dchaos.damage-at-rest=true}); off by default because stored
-     * buffers carry no checksum yet, so damaged bytes reach the consumer as records (docs/reliability.md, "Defects
-     * found"). The draw is the same either way, so every other fault of a seed is the same too.
-     */
-    static final boolean DAMAGE_AT_REST = Boolean.getBoolean("chaos.damage-at-rest");
     private static final int AT_REST_ONE_IN = 3;
     private static final int IO_ERROR_ONE_IN = 15;
     private static final int STALL_ONE_IN = 3;
@@ -49,10 +43,7 @@ final class BlockingFaults {
         if (random.nextInt(AT_REST_ONE_IN) == 0) {
             FaultKind kind = DAMAGE[random.nextInt(lz4 ? DAMAGE.length : DAMAGE.length - 1)];
             int producer = blocking.get(random.nextInt(blocking.size()));
-            Fault damage = new Fault(kind, producer, -1, random.nextLong(Long.MAX_VALUE), random.nextInt(8), 0, false);
-            if (DAMAGE_AT_REST) {
-                faults.add(damage);
-            }
+            faults.add(new Fault(kind, producer, -1, random.nextLong(Long.MAX_VALUE), random.nextInt(8), 0, false));
         }
         if (random.nextInt(IO_ERROR_ONE_IN) == 0) {
             int producer = blocking.get(random.nextInt(blocking.size()));

@@ -1,6 +1,7 @@
 package io.sluice.tests.chaos;
 
 import io.sluice.netty.partition.FileSpan;
+import io.sluice.netty.partition.StoredChecksum;
 
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -18,21 +19,25 @@ import java.util.List;
  * <p>Places are chosen by the fault's selector, reduced modulo what the file offers, and as far as possible without
  * knowing the file format: a byte anywhere in the data file ({@link FaultKind#CORRUPT_DATA_BIT}, which has no
  * header: every byte belongs to a stored buffer), a length shorter than the data file
- * ({@link FaultKind#TRUNCATE_DATA}), an index entry by the entry and header sizes the partition's own code declares
- * (read from its constants, so the harness follows a format that grows a checksum). Two faults need the layout:
+ * ({@link FaultKind#TRUNCATE_DATA}), an index entry by the header, entry and totals sizes the partition's own code
+ * declares (read from its constants, so the harness follows the format). Two faults need the layout:
  * {@link FaultKind#CORRUPT_COMPRESSED_BLOCK} walks the stored buffers (length, kind, flags at the head of each, as
  * {@link FileSpan} declares) to find the compressed ones, and {@link FaultKind#BLOCKING_IO_ERROR} appends a stored
- * event header that claims {@value Integer#MAX_VALUE} bytes and points an index entry at it, so that the reader's
- * allocation fails with an {@link OutOfMemoryError} on the environment's blocking I/O thread. When the walk does not
- * end exactly at the end of the file, the layout has changed under the harness: it throws, naming what to update.
+ * event header that claims {@value Integer#MAX_VALUE} bytes and points an index entry at it, with the entry's
+ * checksum, so that the reader's allocation fails with an {@link OutOfMemoryError} on the environment's blocking I/O
+ * thread. When the walk does not end exactly at the end of the file, the layout has changed under the harness: it
+ * throws, naming what to update.
  *
  * <p>Stateless; called by the run's thread between the producers' finish and the consumers' requests.
  */
 final class CorruptionAtRest {
 
     private static final String PARTITION_FILES = "io.sluice.netty.partition.sortmerge.PartitionFiles";
-    /** What an index entry longer than any file is, for the forged entry: above every int-sized stored buffer. */
-    private static final long FORGED_SPAN = 1L << 32;
+    /** The forged entry's span: just long enough for the forged event's claim to pass the reader's bounds check. */
+    private static final long FORGED_SPAN = FileSpan.STORED_HEADER_BYTES + (long) Integer.MAX_VALUE;
+    /** Where the index header keeps the number of subpartitions, and its flags. */
+    private static final int SUBPARTITIONS_AT = 8;
+    private static final int FLAGS_AT = 12;
 
     private CorruptionAtRest() {
     }
@@ -74,7 +79,7 @@ final class CorruptionAtRest {
         int header = layoutConstant("INDEX_HEADER_BYTES");
         int entry = layoutConstant("INDEX_ENTRY_BYTES");
         try (FileChannel channel = FileChannel.open(index, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            long entries = (channel.size() - header) / entry;
+            long entries = entries(channel, header, entry);
             if (entries <= 0) {
                 return null;
             }
@@ -120,7 +125,9 @@ final class CorruptionAtRest {
 
     /**
      * Appends a stored event header claiming {@link Integer#MAX_VALUE} bytes and points index entry {@code selector}
-     * (modulo the entries) at it, with a span long enough for the claim to pass the reader's bounds check.
+     * (modulo the entries) at it, as one buffer in a span long enough for the claim to pass the reader's bounds check,
+     * and with the entry's checksum: the reader takes the entry at its word and allocates. The data file grows to hold
+     * the span, sparsely (one byte written at its end).
      */
     static String forgeHugeEvent(Path data, Path index, long selector) throws IOException {
         int header = layoutConstant("INDEX_HEADER_BYTES");
@@ -128,18 +135,24 @@ final class CorruptionAtRest {
         byte kindEvent = (byte) layoutConstant("KIND_EVENT");
         try (FileChannel dataChannel = FileChannel.open(data, StandardOpenOption.READ, StandardOpenOption.WRITE);
              FileChannel indexChannel = FileChannel.open(index, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            long entries = (indexChannel.size() - header) / entry;
+            long entries = entries(indexChannel, header, entry);
             if (entries <= 0) {
                 return null;
             }
+            boolean checksummed = (readInt(indexChannel, FLAGS_AT) & layoutConstant("INDEX_FLAG_CHECKSUMS")) != 0;
             long end = dataChannel.size();
             ByteBuffer storedHeader = ByteBuffer.allocate(FileSpan.STORED_HEADER_BYTES);
-            storedHeader.putInt(Integer.MAX_VALUE).put(kindEvent).put((byte) 0).clear(); // the rest stays zero
+            storedHeader.putInt(Integer.MAX_VALUE).put(kindEvent).put(checksummed ? FileSpan.FLAG_CHECKSUM : 0)
+                    .clear(); // the rest stays zero: the event is never read far enough for its checksum to matter
             writeFully(dataChannel, storedHeader, end);
+            writeFully(dataChannel, ByteBuffer.allocate(1), end + FORGED_SPAN - 1);
             long chosen = Math.floorMod(selector, entries);
             long position = header + chosen * entry;
-            writeFully(indexChannel, ByteBuffer.allocate(2 * Long.BYTES).putLong(end).putLong(FORGED_SPAN).flip(),
-                    position);
+            ByteBuffer forged = ByteBuffer.allocate(entry);
+            forged.putLong(end).putLong(FORGED_SPAN).putInt(1).flip();
+            int checksum = new StoredChecksum().ofRecord(position, forged);
+            forged.limit(entry).putInt(entry - Integer.BYTES, checksum);
+            writeFully(indexChannel, forged, position);
             return "appended at byte " + end + " of " + data.getFileName() + " an event header claiming "
                     + Integer.MAX_VALUE + " bytes and pointed index entry " + chosen + " of " + entries + " at it";
         }
@@ -178,12 +191,27 @@ final class CorruptionAtRest {
         return compressed;
     }
 
+    /** The index entries of the file: what lies between its header and the subpartitions' totals. */
+    private static long entries(FileChannel index, int header, int entry) throws IOException {
+        if (index.size() < header) {
+            return 0;
+        }
+        long totals = (long) readInt(index, SUBPARTITIONS_AT) * layoutConstant("TOTALS_BYTES");
+        return Math.max(0, (index.size() - header - totals) / entry);
+    }
+
+    private static int readInt(FileChannel channel, long at) throws IOException {
+        ByteBuffer value = ByteBuffer.allocate(Integer.BYTES);
+        readFully(channel, value, at);
+        return value.getInt(0);
+    }
+
     /**
      * A constant of the partition files' layout, read from shuffle-netty's own code so that the harness follows it.
      *
      * @throws IllegalStateException when it is gone (then the layout changed: update this class)
      */
-    private static int layoutConstant(String name) {
+    static int layoutConstant(String name) {
         try {
             Field field = Class.forName(PARTITION_FILES).getDeclaredField(name);
             field.setAccessible(true);

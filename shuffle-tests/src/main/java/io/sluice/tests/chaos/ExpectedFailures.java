@@ -1,5 +1,6 @@
 package io.sluice.tests.chaos;
 
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ProducerFailedException;
@@ -23,9 +24,10 @@ import java.util.Set;
  *       closed when it may go on; or, for a consumer that creates its gate after its environment closed, the
  *       {@link IllegalStateException} "environment ... is closed";</li>
  *   <li>the producer's own environment closed: a {@link ShuffleException} from the writer;</li>
- *   <li>a blocking partition's files damaged between its finish and its read: a {@link ShuffleException} (or a
- *       subclass, such as one for detected corruption) whose message, or that of a cause, names the partition;
- *       the consumer must never get a wrong record or a short stream instead, which the record checks catch;</li>
+ *   <li>a blocking partition's files damaged between its finish and its read: a {@link CorruptDataException}
+ *       (a failed checksum, a span past the end of the data file, a count that does not add up) whose message
+ *       names the partition, and nothing else; the consumer must never get a wrong record or a short stream
+ *       instead, which the record checks catch;</li>
  *   <li>files that make the blocking I/O thread of the producer's environment fail: a {@link ShuffleException} for
  *       any reader of that environment's blocking partitions, naming the cause (the thread's {@link OutOfMemoryError}) or the
  *       partition (when a checksum refuses the forged index entry first).</li>
@@ -85,7 +87,8 @@ final class ExpectedFailures {
                     }
                 }
                 case CORRUPT_DATA_BIT, CORRUPT_INDEX_ENTRY, TRUNCATE_DATA, CORRUPT_COMPRESSED_BLOCK -> {
-                    if (error instanceof ShuffleException && mentions(error, partitions.get(fault.actor()).toString())) {
+                    if (error instanceof CorruptDataException
+                            && mentions(error, partitions.get(fault.actor()).toString())) {
                         return fault.toString();
                     }
                 }

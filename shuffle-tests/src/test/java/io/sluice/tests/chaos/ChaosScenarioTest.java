@@ -45,12 +45,7 @@ class ChaosScenarioTest {
                 kinds.add(fault.kind());
             }
         }
-        Set<FaultKind> expected = EnumSet.allOf(FaultKind.class);
-        if (!BlockingFaults.DAMAGE_AT_REST) {
-            expected.removeAll(EnumSet.of(FaultKind.CORRUPT_DATA_BIT, FaultKind.CORRUPT_INDEX_ENTRY,
-                    FaultKind.TRUNCATE_DATA, FaultKind.CORRUPT_COMPRESSED_BLOCK));
-        }
-        assertEquals(expected, kinds);
+        assertEquals(EnumSet.allOf(FaultKind.class), kinds);
         assertEquals(Set.of("local", "nio"), transports);
         assertTrue(clean > 100 && clean < 300, clean + " clean seeds of " + SEEDS);
     }

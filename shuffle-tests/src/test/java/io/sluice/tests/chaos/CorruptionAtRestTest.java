@@ -5,6 +5,7 @@ import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.partition.FileSpan;
+import io.sluice.netty.partition.StoredChecksum;
 import io.sluice.tests.support.Layout;
 import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
@@ -15,8 +16,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.stream.Stream;
 
@@ -64,11 +67,14 @@ class CorruptionAtRestTest {
     }
 
     @Test
-    void aZeroedIndexEntry_isOneWholeEntryAfterTheHeader_theOthersStay() throws IOException {
-        int header = 16;
-        int entry = 16;
-        byte[] original = new byte[header + 6 * entry];
+    void aZeroedIndexEntry_isOneWholeEntryAfterTheHeader_theOthersAndTheTotalsStay() throws IOException {
+        int header = CorruptionAtRest.layoutConstant("INDEX_HEADER_BYTES");
+        int entry = CorruptionAtRest.layoutConstant("INDEX_ENTRY_BYTES");
+        int totals = CorruptionAtRest.layoutConstant("TOTALS_BYTES");
+        // Three regions of two subpartitions: six entries, then two totals.
+        byte[] original = new byte[header + 6 * entry + 2 * totals];
         Arrays.fill(original, (byte) 0x7F);
+        ByteBuffer.wrap(original).putInt(8, 2);
         Path index = write("p.index", original);
 
         String done = CorruptionAtRest.zeroIndexEntry(index, 6 * 1_000 + 4);
@@ -112,19 +118,31 @@ class CorruptionAtRestTest {
     }
 
     @Test
-    void theForgedEvent_claimsMoreThanAnArrayHolds_andAnIndexEntryPointsAtIt() throws IOException {
+    void theForgedEvent_claimsMoreThanAnArrayHolds_andAnIndexEntryPointsAtIt_withItsChecksum() throws IOException {
+        int header = CorruptionAtRest.layoutConstant("INDEX_HEADER_BYTES");
+        int entry = CorruptionAtRest.layoutConstant("INDEX_ENTRY_BYTES");
+        int totals = CorruptionAtRest.layoutConstant("TOTALS_BYTES");
         Path data = write("p.data", bytes(300));
-        byte[] indexBytes = new byte[16 + 4 * 16];
+        // One subpartition, checksummed buffers, four regions.
+        byte[] indexBytes = new byte[header + 4 * entry + totals];
+        ByteBuffer.wrap(indexBytes).putInt(8, 1).putInt(12, CorruptionAtRest.layoutConstant("INDEX_FLAG_CHECKSUMS"));
         Path index = write("p.index", indexBytes);
 
         CorruptionAtRest.forgeHugeEvent(data, index, 4 * 5 + 2);
 
-        ByteBuffer forged = ByteBuffer.wrap(Files.readAllBytes(data), 300, HEADER);
-        assertEquals(Integer.MAX_VALUE, forged.getInt());
-        assertEquals(1, forged.get(), "the kind of an event");
-        ByteBuffer entry = ByteBuffer.wrap(Files.readAllBytes(index), 16 + 2 * 16, 16);
-        assertEquals(300, entry.getLong(), "the entry points at the forged header");
-        assertTrue(entry.getLong() >= HEADER + (long) Integer.MAX_VALUE, "and lets it pass the bounds check");
+        ByteBuffer forged = readAt(data, 300, HEADER);
+        assertEquals(Integer.MAX_VALUE, forged.getInt(0));
+        assertEquals(1, forged.get(4), "the kind of an event");
+        assertEquals(FileSpan.FLAG_CHECKSUM, forged.get(5), "flagged like the partition's other buffers");
+        long position = header + 2L * entry;
+        ByteBuffer written = ByteBuffer.wrap(Files.readAllBytes(index), (int) position, entry).slice();
+        assertEquals(300, written.getLong(0), "the entry points at the forged header");
+        long span = written.getLong(8);
+        assertTrue(span >= HEADER + (long) Integer.MAX_VALUE, "and lets it pass the bounds check");
+        assertEquals(1, written.getInt(16), "one buffer");
+        int checksum = new StoredChecksum().ofRecord(position, written.duplicate().limit(entry - Integer.BYTES));
+        assertEquals(checksum, written.getInt(entry - Integer.BYTES), "the entry's checksum holds");
+        assertTrue(Files.size(data) >= 300 + span, "the data file holds the span: " + Files.size(data));
     }
 
     /** What a blocking partition written with lz4 really looks like on disk, read the harness's way. */
@@ -168,10 +186,22 @@ class CorruptionAtRestTest {
     }
 
     private static void stored(ByteBuffer data, int length, byte kind, byte flags) {
-        data.putInt(length).put(kind).put(flags).putShort((short) 0);
+        data.putInt(length).put(kind).put(flags).putShort((short) 0).putInt(0); // the checksum is not looked at
         for (int i = 0; i < length; i++) {
             data.put((byte) (i * 31 + length));
         }
+    }
+
+    private static ByteBuffer readAt(Path file, long at, int length) throws IOException {
+        ByteBuffer bytes = ByteBuffer.allocate(length);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (bytes.hasRemaining()) {
+                if (channel.read(bytes, at + bytes.position()) < 0) {
+                    throw new IOException("end of " + file + " at " + (at + bytes.position()));
+                }
+            }
+        }
+        return bytes.flip();
     }
 
     private Path write(String name, byte[] bytes) throws IOException {

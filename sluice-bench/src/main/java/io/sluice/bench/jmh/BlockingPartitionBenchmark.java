@@ -38,7 +38,8 @@ import java.util.Optional;
 /**
  * Blocking partitions: {@code write} emits 64 MiB of full-buffer records into a new blocking partition and finishes
  * it (disk included); {@code read} reads a 64 MiB partition written once at setup to its end through one gate, over
- * the {@code link} (in-process or loopback TCP). Score: buffers per second; GB/s = score x 32768 / 10^9.
+ * the {@code link} (in-process or loopback TCP), with or without buffer checksums. Score: buffers per second;
+ * GB/s = score x 32768 / 10^9.
  * Used by JMH's thread only.
  */
 @State(Scope.Benchmark)
@@ -59,6 +60,10 @@ public class BlockingPartitionBenchmark {
     @Param({"none"})
     public String compression;
 
+    /** shuffle.blocking.checksums: a CRC32C with every stored buffer, verified on every read, or none. */
+    @Param({"true", "false"})
+    public boolean checksums;
+
     private final List<ShuffleEnvironment> environments = new ArrayList<>();
     private ShuffleMaster master;
     private ByteBuffer record;
@@ -68,7 +73,8 @@ public class BlockingPartitionBenchmark {
     /** Starts the environments and writes the partition that {@code read} reads. */
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        ShuffleConfig config = ShuffleConfig.empty().with(ShuffleOptions.COMPRESSION_CODEC, compression);
+        ShuffleConfig config = ShuffleConfig.empty().with(ShuffleOptions.COMPRESSION_CODEC, compression)
+                .with(ShuffleOptions.BLOCKING_CHECKSUMS, checksums);
         ShuffleServiceFactory factory = ShuffleServiceLoader.load(config);
         master = factory.createShuffleMaster(config);
         for (ShuffleEnvironmentContext context : Link.named(link).contexts(config)) {

@@ -2,6 +2,7 @@ package io.sluice.netty.partition.sortmerge;
 
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.compression.BufferCompressor;
+import io.sluice.netty.partition.StoredChecksum;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,7 +15,8 @@ import java.util.List;
 
 /**
  * Appends the regions of one blocking partition to its data file and their offsets to its index file, in the
- * layout of {@link PartitionFiles}.
+ * layout of {@link PartitionFiles}, and at {@link #finish()} each subpartition's totals. Every index record carries
+ * its checksum; every buffer too, unless the partition was made without ({@code shuffle.blocking.checksums}).
  *
  * <p>Owned by the partition's producer thread (under the partition's emit lock); not thread-safe. It only reads the
  * buffers it is given: the caller keeps and recycles them.
@@ -28,13 +30,20 @@ final class PartitionFileWriter implements AutoCloseable {
     private final FileChannel index;
     /** lz4 for data buffers, or null. */
     private final BufferCompressor compressor;
+    /** Checksums of the index records, always. */
+    private final StoredChecksum checksum = new StoredChecksum();
+    /** Checksums of the buffers: {@link #checksum}, or null when buffers are stored without. */
+    private final StoredChecksum bufferChecksum;
+    /** Per subpartition: data buffers and their bytes (decompressed) so far, broadcast ones included. */
+    private final long[] dataBuffers;
+    private final long[] dataBytes;
     private final ByteBuffer header = ByteBuffer.allocateDirect(PartitionFiles.BUFFER_HEADER_BYTES);
     /** Where compressed bytes go before they are written; null without compression. */
     private final ByteBuffer compressed;
     private final ByteBuffer indexEntries;
     private final ByteBuffer[] gather = new ByteBuffer[2];
     /**
-     * Headers of the run being written without compression, one 8-byte view per buffer into one direct buffer; made
+     * Headers of the run being written without compression, one view per buffer into one direct buffer; made
      * once and grown to the largest run, so that no view is made per buffer written.
      */
     private ByteBuffer[] headers = headerViews(64);
@@ -46,14 +55,18 @@ final class PartitionFileWriter implements AutoCloseable {
     /**
      * Creates (or truncates) both files and writes the index header.
      *
+     * @param checksums whether every buffer carries its checksum (index records always do)
      * @throws IOException when a file cannot be created or written; nothing is left open then
      */
     PartitionFileWriter(Path dataPath, Path indexPath, int subpartitions, int segmentSize,
-                        BufferCompressor compressor) throws IOException {
+                        BufferCompressor compressor, boolean checksums) throws IOException {
         this.dataPath = dataPath;
         this.indexPath = indexPath;
         this.subpartitions = subpartitions;
         this.compressor = compressor;
+        this.bufferChecksum = checksums ? checksum : null;
+        this.dataBuffers = new long[subpartitions];
+        this.dataBytes = new long[subpartitions];
         this.compressed = compressor == null ? null
                 : ByteBuffer.allocateDirect(compressor.maxCompressedLength(segmentSize));
         this.indexEntries = ByteBuffer.allocate(subpartitions * PartitionFiles.INDEX_ENTRY_BYTES)
@@ -73,7 +86,9 @@ final class PartitionFileWriter implements AutoCloseable {
         this.data = openedData;
         ByteBuffer indexHeader = ByteBuffer.allocate(PartitionFiles.INDEX_HEADER_BYTES);
         indexHeader.putInt(PartitionFiles.INDEX_MAGIC).putInt(PartitionFiles.INDEX_VERSION).putInt(subpartitions)
-                .putInt(0).flip();
+                .putInt(checksums ? PartitionFiles.INDEX_FLAG_CHECKSUMS : 0);
+        PartitionFiles.sealRecord(indexHeader, 0, 0, checksum);
+        indexHeader.flip();
         try {
             writeFully(index, indexHeader);
         } catch (IOException e) {
@@ -113,18 +128,49 @@ final class PartitionFileWriter implements AutoCloseable {
             long start = dataPosition;
             writeBuffers(broadcast);
             for (int s = 0; s < subpartitions; s++) {
-                indexEntries.putLong(start).putLong(dataPosition - start);
+                addEntry(s, start, broadcast);
             }
         } else {
             for (int s = 0; s < subpartitions; s++) {
                 long start = dataPosition;
                 writeBuffers(spans[s]);
-                indexEntries.putLong(start).putLong(dataPosition - start);
+                addEntry(s, start, spans[s]);
             }
         }
         indexEntries.flip();
         writeFully(index, indexEntries);
         regions++;
+    }
+
+    /** Adds the entry of {@code subpartition}'s span {@code buffers}, written from {@code start}, and counts them. */
+    private void addEntry(int subpartition, long start, List<Buffer> buffers) {
+        int entry = indexEntries.position();
+        indexEntries.putLong(start).putLong(dataPosition - start).putInt(buffers.size());
+        PartitionFiles.sealRecord(indexEntries, entry,
+                PartitionFiles.indexEntryPosition(regions, subpartitions, subpartition), checksum);
+        for (int i = 0, n = buffers.size(); i < n; i++) {
+            Buffer buffer = buffers.get(i);
+            if (buffer.isBuffer()) {
+                dataBuffers[subpartition]++;
+                dataBytes[subpartition] += buffer.readableBytes();
+            }
+        }
+    }
+
+    /**
+     * Writes each subpartition's totals after the last region's entries: the partition is complete. Then
+     * {@link #close()}.
+     */
+    void finish() throws IOException {
+        ByteBuffer totals = ByteBuffer.allocate(subpartitions * PartitionFiles.TOTALS_BYTES);
+        for (int s = 0; s < subpartitions; s++) {
+            int start = totals.position();
+            totals.putLong(dataBuffers[s]).putLong(dataBytes[s]);
+            PartitionFiles.sealRecord(totals, start, PartitionFiles.totalsPosition(regions, subpartitions, s),
+                    checksum);
+        }
+        totals.flip();
+        writeFully(index, totals);
     }
 
     private void writeBuffers(List<Buffer> buffers) throws IOException {
@@ -147,7 +193,8 @@ final class PartitionFileWriter implements AutoCloseable {
             ByteBuffer payload = readableBytesOf(buffer);
             int length = payload.remaining();
             ByteBuffer header = headers[i];
-            PartitionFiles.writeBufferHeader(header, length, !buffer.isBuffer(), false);
+            PartitionFiles.writeBufferHeader(header, dataPosition + expected, payload, !buffer.isBuffer(), false,
+                    bufferChecksum);
             regionGather[2 * i] = header;
             regionGather[2 * i + 1] = payload;
             expected += PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
@@ -179,7 +226,7 @@ final class PartitionFileWriter implements AutoCloseable {
         }
     }
 
-    /** {@code count} 8-byte views, back to back in one direct buffer (one system call's worth of headers). */
+    /** {@code count} header views, back to back in one direct buffer (one system call's worth of headers). */
     private static ByteBuffer[] headerViews(int count) {
         int size = PartitionFiles.BUFFER_HEADER_BYTES;
         ByteBuffer memory = ByteBuffer.allocateDirect(count * size);
@@ -212,7 +259,7 @@ final class PartitionFileWriter implements AutoCloseable {
                 isCompressed = true;
             }
         }
-        PartitionFiles.writeBufferHeader(header, length, isEvent, isCompressed);
+        PartitionFiles.writeBufferHeader(header, dataPosition, payload, isEvent, isCompressed, bufferChecksum);
         gather[0] = header;
         gather[1] = payload;
         long expected = PartitionFiles.BUFFER_HEADER_BYTES + (long) length;

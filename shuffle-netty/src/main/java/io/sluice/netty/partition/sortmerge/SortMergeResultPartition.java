@@ -81,6 +81,8 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     private final FileChannelManager fileManager;
     private final BlockingReadScheduler readScheduler;
     private final BufferCompressor compressor;
+    /** Whether every stored buffer carries its checksum ({@code shuffle.blocking.checksums}). */
+    private final boolean checksums;
     private final int segmentSize;
     private final int fileOrder = FILE_ORDER.incrementAndGet();
 
@@ -116,17 +118,20 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
 
     /**
      * @param compressor lz4 for the data buffers on disk, or null to store them as they are
+     * @param checksums  whether every stored buffer carries its CRC32C, which its readers verify (the index always
+     *                   carries its own)
      */
     @SuppressWarnings("unchecked")
     public SortMergeResultPartition(ResultPartitionId partitionId, String ownerName, int numberOfSubpartitions,
                                     ResultPartitionManager partitionManager, PartitionBufferPoolFactory poolFactory,
                                     FileChannelManager fileManager, BlockingReadScheduler readScheduler,
-                                    BufferCompressor compressor) {
+                                    BufferCompressor compressor, boolean checksums) {
         super(partitionId, ownerName, numberOfSubpartitions, partitionManager, poolFactory);
         this.subpartitions = numberOfSubpartitions;
         this.fileManager = fileManager;
         this.readScheduler = readScheduler;
         this.compressor = compressor;
+        this.checksums = checksums;
         this.segmentSize = readScheduler.segmentSize();
         this.current = new Buffer[numberOfSubpartitions + 1];
         this.regionBuffers = new List[numberOfSubpartitions + 1];
@@ -194,7 +199,8 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     @GuardedBy("stateLock")
     private PartitionFileWriter newFileWriter() throws IOException {
         return new PartitionFileWriter(PartitionFiles.dataFile(directory, partitionId),
-                PartitionFiles.indexFile(directory, partitionId), subpartitions, segmentSize, compressor);
+                PartitionFiles.indexFile(directory, partitionId), subpartitions, segmentSize, compressor,
+                checksums);
     }
 
     private void checkNotSetUp() {
@@ -311,6 +317,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
             }
             spillRegion();
             try {
+                fileWriter.finish();
                 fileWriter.close();
             } catch (IOException e) {
                 throw failWrite(e);

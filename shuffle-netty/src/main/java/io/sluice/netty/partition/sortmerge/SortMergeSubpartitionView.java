@@ -1,6 +1,7 @@
 package io.sluice.netty.partition.sortmerge;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
@@ -13,12 +14,16 @@ import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.ResultSubpartitionView;
 import io.sluice.netty.partition.SharedFileChannel;
+import io.sluice.netty.partition.StoredChecksum;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -41,6 +46,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * I/O thread then queues the position and length of each uncompressed data buffer instead of reading it, and the
  * sender ships those bytes from the file (sendfile); events and compressed buffers are still read.
  *
+ * <p>Integrity: before the first read the I/O thread checks the index (its version, the checksum of its header, of
+ * this subpartition's totals and of every entry, and that the data file holds every span). Each buffer read is
+ * checked against its checksum before anything uses it (decompression included); a file span's checksum travels
+ * with its bytes and the receiver checks it. Each region must hold the buffers its entry counts, and the whole
+ * subpartition the data buffers and bytes of its totals, which the end-of-partition event carries on to the
+ * consumer's gate. A mismatch fails the view with {@link CorruptDataException} naming the file and the offset.
+ *
  * <p>Ownership: queued buffers belong to this view until {@link #getNextBuffer()} hands one over (the taker recycles
  * it, which returns its segment to the read budget); buffers still queued at release are recycled here.
  *
@@ -49,6 +61,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link #giveBack}): taken off the tail of the queue and read again later, from the file positions queued with it.
  */
 final class SortMergeSubpartitionView implements ResultSubpartitionView {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SortMergeSubpartitionView.class);
 
     /** Life cycle of the view. */
     /**
@@ -75,9 +89,20 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private final FileChannel index;
     private final ByteBuffer header = ByteBuffer.allocateDirect(PartitionFiles.BUFFER_HEADER_BYTES);
     private final ByteBuffer indexEntry = ByteBuffer.allocate(PartitionFiles.INDEX_ENTRY_BYTES);
+    private final StoredChecksum checksum = new StoredChecksum();
+    /** Whether the index header says every buffer carries its checksum. */
+    private boolean buffersChecksummed;
     private int nextRegion;
     private long position;
     private long remainingInRegion;
+    /** Buffers of the current region's span not read yet, as its index entry counts them. */
+    private int regionBuffersLeft;
+    /** This subpartition's totals from the index: data buffers and data bytes (decompressed). */
+    private long expectedDataBuffers;
+    private long expectedDataBytes;
+    /** Data buffers and bytes read and queued so far, less those given back to the budget (read again later). */
+    private long dataBuffersQueued;
+    private long dataBytesQueued;
     /** Whether {@code header} already holds the next buffer's header (read together with the previous payload). */
     private boolean headerPrefetched;
     /** Where the data channel's own position is (-1: unknown); only the scatter reads below move it. */
@@ -280,14 +305,16 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     boolean readSome(BlockingReadScheduler budget, int share) {
         try {
             if (!sized) {
-                sumIndex();
+                checkIndex();
             }
             lastShare = share;
             while (!released && !endQueued && !parked && queuedDataBuffers < share && belowShare(share)) {
                 if (remainingInRegion == 0) {
+                    checkRegionEnded();
                     if (nextRegion == partition.regions()) {
+                        checkTotals();
                         endQueued = true;
-                        enqueue(EventSerializer.endOfPartition(), NO_POSITION);
+                        enqueue(EventSerializer.endOfPartition(expectedDataBytes, expectedDataBuffers), NO_POSITION);
                         return false;
                     }
                     readIndexEntry(nextRegion++);
@@ -297,24 +324,23 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                     // Read with the previous buffer's bytes.
                     headerPrefetched = false;
                 } else {
-                    readFully(data, header.clear(), position);
+                    readFully(data, partition.dataPath(), header.clear(), position);
                     header.flip();
                 }
-                int length = header.getInt();
-                byte kind = header.get();
-                boolean compressed = (header.get() & PartitionFiles.FLAG_COMPRESSED) != 0;
+                int length = checkHeader(header, position);
+                boolean compressed = (header.get(5) & PartitionFiles.FLAG_COMPRESSED) != 0;
                 long payloadPosition = position + PartitionFiles.BUFFER_HEADER_BYTES;
-                if (length < 0 || PartitionFiles.BUFFER_HEADER_BYTES + (long) length > remainingInRegion) {
-                    throw new IOException("corrupt buffer header at offset " + position + ": length " + length
-                            + ", " + remainingInRegion + " bytes left in the region");
-                }
                 Object entry;
-                if (kind == PartitionFiles.KIND_EVENT) {
+                if (header.get(4) == PartitionFiles.KIND_EVENT) {
                     byte[] bytes = new byte[length];
-                    readFully(data, ByteBuffer.wrap(bytes), payloadPosition);
+                    ByteBuffer payload = ByteBuffer.wrap(bytes);
+                    readFully(data, partition.dataPath(), payload, payloadPosition);
+                    verifyChecksum(position, header, payload.flip());
                     entry = new Buffer(MemorySegment.wrap(bytes), BufferRecycler.DISCARD, false, length);
                 } else if (fileSpans && !compressed) {
+                    // The receiver verifies the checksum: the bytes go from the file to the socket unread.
                     entry = new Span(payloadPosition, length);
+                    countData(length);
                 } else if (!compressed) {
                     if (!readRun(budget, share, payloadPosition, length)) {
                         // The budget is used up: a recycled buffer wakes the scheduler again.
@@ -328,20 +354,27 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                         return true;
                     }
                     try {
-                        buffer.setSize(readCompressed(budget, buffer, payloadPosition, length));
+                        buffer.setSize(readCompressed(budget, buffer, position, length));
                     } catch (Throwable e) {
                         buffer.recycleBuffer();
                         throw e;
                     }
+                    countData(buffer.getSize());
                     entry = buffer;
                 }
                 long stored = position;
                 position = payloadPosition + length;
                 remainingInRegion -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
                 unreadBytes -= PartitionFiles.BUFFER_HEADER_BYTES + (long) length;
+                regionBuffersLeft--;
                 enqueue(entry, stored);
             }
             return false;
+        } catch (CorruptDataException e) {
+            if (!released) {
+                LOG.warn("{}", e.getMessage());
+                fail(e);
+            }
         } catch (ClosedChannelException e) {
             if (!released) {
                 fail(new ShuffleException("the files of blocking partition " + partition.partitionId()
@@ -356,17 +389,95 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         return false;
     }
 
-    /** Reads and decompresses the compressed stored buffer of {@code length} bytes at {@code at} into {@code buffer}. */
-    private int readCompressed(BlockingReadScheduler budget, Buffer buffer, long at, int length) throws IOException {
+    /**
+     * Checks the stored header in {@code stored} (of the buffer at {@code offset}) before anything is read on its
+     * word: a known kind and flags, a length that fits the region, a buffer the region's entry counts.
+     *
+     * @return the buffer's stored length
+     */
+    private int checkHeader(ByteBuffer stored, long offset) throws CorruptDataException {
+        int length = stored.getInt(0);
+        byte kind = stored.get(4);
+        byte flags = stored.get(5);
+        int known = PartitionFiles.FLAG_COMPRESSED | PartitionFiles.FLAG_CHECKSUM;
+        boolean checksummed = (flags & PartitionFiles.FLAG_CHECKSUM) != 0;
+        if ((kind != PartitionFiles.KIND_DATA && kind != PartitionFiles.KIND_EVENT) || (flags & ~known) != 0
+                || stored.getShort(6) != 0 || checksummed != buffersChecksummed
+                || (kind == PartitionFiles.KIND_EVENT && (flags & PartitionFiles.FLAG_COMPRESSED) != 0)
+                || length < 0 || PartitionFiles.BUFFER_HEADER_BYTES + (long) length > remainingInRegion
+                || regionBuffersLeft == 0) {
+            throw corrupt(partition.dataPath(), offset, "its stored buffer header (length " + length + ", kind "
+                    + kind + ", flags " + flags + ", reserved " + stored.getShort(6) + ") is not one this partition"
+                    + " wrote: " + remainingInRegion + " bytes and " + regionBuffersLeft + " buffers are left in the"
+                    + " region, and its buffers " + (buffersChecksummed ? "carry" : "carry no") + " checksums");
+        }
+        return length;
+    }
+
+    /**
+     * Verifies the checksum of the buffer at {@code offset} whose header is in {@code stored} and whose stored bytes
+     * are {@code payload}'s remaining ones (left as they were). Nothing to do for a partition without checksums.
+     */
+    private void verifyChecksum(long offset, ByteBuffer stored, ByteBuffer payload) throws CorruptDataException {
+        if (!buffersChecksummed) {
+            return;
+        }
+        int expected = stored.getInt(PartitionFiles.BUFFER_CHECKSUM_OFFSET);
+        int actual = checksum.ofBuffer(offset, stored.getLong(0), payload);
+        if (actual != expected) {
+            throw corrupt(partition.dataPath(), offset, String.format("the stored buffer there (%d bytes%s) fails"
+                    + " its CRC32C check: stored 0x%08x, computed 0x%08x", payload.remaining(),
+                    (stored.get(5) & PartitionFiles.FLAG_COMPRESSED) != 0 ? ", lz4" : "", expected, actual));
+        }
+    }
+
+    /** Counts a data buffer of {@code bytes} (decompressed) queued, for the check against the totals. */
+    private void countData(int bytes) {
+        dataBuffersQueued++;
+        dataBytesQueued += bytes;
+    }
+
+    /** At the end of a region's span: every buffer its entry counts was read. */
+    private void checkRegionEnded() throws CorruptDataException {
+        if (regionBuffersLeft != 0) {
+            throw corrupt(partition.indexPath(), PartitionFiles.indexEntryPosition(nextRegion - 1,
+                    partition.numberOfSubpartitions(), subpartition), "the span of region " + (nextRegion - 1)
+                    + " ended " + regionBuffersLeft + " buffers short of the count in its index entry");
+        }
+    }
+
+    /** At the end of the subpartition: the data buffers and bytes read are those of its totals. */
+    private void checkTotals() throws CorruptDataException {
+        if (dataBuffersQueued != expectedDataBuffers || dataBytesQueued != expectedDataBytes) {
+            throw corrupt(partition.indexPath(), PartitionFiles.totalsPosition(partition.regions(),
+                    partition.numberOfSubpartitions(), subpartition), "the subpartition's totals say "
+                    + expectedDataBuffers + " data buffers of " + expectedDataBytes + " bytes, but its regions held "
+                    + dataBuffersQueued + " of " + dataBytesQueued + " bytes");
+        }
+    }
+
+    /**
+     * Reads and decompresses the compressed stored buffer at {@code offset} (header in {@link #header}, {@code length}
+     * stored bytes) into {@code buffer}, after verifying its checksum.
+     */
+    private int readCompressed(BlockingReadScheduler budget, Buffer buffer, long offset, int length)
+            throws IOException {
         ByteBuffer scratch = budget.compressedScratch();
         if (length > scratch.capacity()) {
-            throw new IOException("compressed buffer of " + length + " bytes at offset " + at + " is too large");
+            throw corrupt(partition.dataPath(), offset, "a compressed buffer of " + length + " bytes is longer"
+                    + " than any the segment size " + budget.segmentSize() + " compresses to");
         }
         scratch.clear().limit(length);
-        readFully(data, scratch, at);
+        readFully(data, partition.dataPath(), scratch, offset + PartitionFiles.BUFFER_HEADER_BYTES);
+        scratch.flip();
+        verifyChecksum(offset, header, scratch);
         int capacity = buffer.getMaxCapacity();
-        return budget.decompressor().decompress(scratch, 0, length, buffer.getMemorySegment().wrap(0, capacity), 0,
-                capacity, "buffer at offset " + at + " of " + partition.dataPath());
+        try {
+            return budget.decompressor().decompress(scratch, 0, length, buffer.getMemorySegment().wrap(0, capacity),
+                    0, capacity, "the buffer");
+        } catch (IOException e) {
+            throw corrupt(partition.dataPath(), offset, e.getMessage(), e);
+        }
     }
 
     /**
@@ -387,11 +498,11 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
     private boolean readRun(BlockingReadScheduler budget, int share, long payloadPosition, int firstLength)
             throws IOException {
         int capacity = budget.segmentSize();
-        if (firstLength > capacity) {
-            throw new IOException("stored buffer of " + firstLength + " bytes at offset " + payloadPosition
-                    + " exceeds the segment size " + capacity + "; was it written with another segment size?");
-        }
         int hdr = PartitionFiles.BUFFER_HEADER_BYTES;
+        if (firstLength > capacity) {
+            throw corrupt(partition.dataPath(), payloadPosition - hdr, "a stored buffer of " + firstLength
+                    + " bytes exceeds the segment size " + capacity + "; was it written with another segment size?");
+        }
         int wanted = Math.max(1, Math.min(MAX_RUN_BUFFERS, share - Math.max(queuedDataBuffers, heldSegments.get())));
         runLengths[0] = firstLength;
         long left = remainingInRegion - hdr - firstLength;
@@ -421,8 +532,20 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         }
         // runHeaders[i] is the header stored after buffer i; buffer i + 1 is what was guessed when it agrees.
         int good = 1;
-        while (good < buffers && isGuessed(runHeaders[good - 1], runLengths[good])) {
+        while (good < buffers && good < regionBuffersLeft && isGuessed(runHeaders[good - 1], runLengths[good])) {
             good++;
+        }
+        try {
+            // Every buffer of the run is checked before any is handed on.
+            long headerAt = payloadPosition - hdr;
+            for (int i = 0; i < good; i++) {
+                verifyChecksum(headerAt, i == 0 ? header : runHeaders[i - 1],
+                        runBuffers[i].getOwnerView(0, runLengths[i]));
+                headerAt += hdr + (long) runLengths[i];
+            }
+        } catch (CorruptDataException e) {
+            recycleRun(0, buffers);
+            throw e;
         }
         long at = payloadPosition;
         for (int i = 0; i < good; i++) {
@@ -434,7 +557,9 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             at += stored;
             remainingInRegion -= stored;
             unreadBytes -= stored;
+            regionBuffersLeft--;
             buffersReadInRuns++;
+            countData(runLengths[i]);
             enqueue(buffer, storedAt);
         }
         // The payload of the next buffer starts after its header.
@@ -451,9 +576,14 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         return true;
     }
 
-    /** Whether the stored header {@code stored} says what {@link #readRun} guessed: a plain data buffer of that length. */
-    private static boolean isGuessed(ByteBuffer stored, int length) {
-        return stored.getInt(0) == length && stored.get(4) == PartitionFiles.KIND_DATA && stored.get(5) == 0;
+    /**
+     * Whether the stored header {@code stored} says what {@link #readRun} guessed: a data buffer of that length,
+     * stored as it is (with a checksum if the partition's buffers have them).
+     */
+    private boolean isGuessed(ByteBuffer stored, int length) {
+        byte plain = buffersChecksummed ? PartitionFiles.FLAG_CHECKSUM : 0;
+        return stored.getInt(0) == length && stored.get(4) == PartitionFiles.KIND_DATA && stored.get(5) == plain
+                && stored.getShort(6) == 0;
     }
 
     /**
@@ -485,8 +615,9 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             long n = data.read(runScatter, first, vectors - first);
             if (n < 0) {
                 channelPosition = -1;
-                throw new IOException("unexpected end of file at offset " + (at + read) + " of "
-                        + partition.dataPath());
+                Arrays.fill(runScatter, 0, vectors, null);
+                throw corrupt(partition.dataPath(), at + read, "the file ends there, inside the span its index"
+                        + " entry gives; was it cut short after the reader checked its size?");
             }
             read += n;
             while (first < vectors && !runScatter[first].hasRemaining()) {
@@ -505,31 +636,96 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         }
     }
 
-    /** Sums this subpartition's spans, for the backlog the consumer is told (so it can lend floating buffers). */
-    private void sumIndex() throws IOException {
+    /**
+     * Checks the index before the first read: its header (magic, version, subpartitions, checksum), its size, this
+     * subpartition's totals and every entry of it (checksum, and a span inside the data file); sums the spans, for
+     * the backlog the consumer is told (so it can lend floating buffers).
+     */
+    private void checkIndex() throws IOException {
+        Path indexPath = partition.indexPath();
+        int subpartitions = partition.numberOfSubpartitions();
+        int regions = partition.regions();
+        ByteBuffer indexHeader = ByteBuffer.allocate(PartitionFiles.INDEX_HEADER_BYTES);
+        readFully(index, indexPath, indexHeader, 0);
+        indexHeader.flip();
+        int magic = indexHeader.getInt(0);
+        int version = indexHeader.getInt(4);
+        if (magic != PartitionFiles.INDEX_MAGIC) {
+            throw corrupt(indexPath, 0, String.format("the file starts with 0x%08x, not with the magic of an index"
+                    + " file (0x%08x, \"SLIX\")", magic, PartitionFiles.INDEX_MAGIC));
+        }
+        if (version != PartitionFiles.INDEX_VERSION) {
+            throw corrupt(indexPath, 4, "the index has format version " + version + ", and this Sluice reads version "
+                    + PartitionFiles.INDEX_VERSION + " only (version 1 had no checksums): it was written by another"
+                    + " Sluice version, or damaged");
+        }
+        checkRecord(indexHeader, PartitionFiles.INDEX_HEADER_BYTES, indexPath, 0, "the index header");
+        int flags = indexHeader.getInt(12);
+        if (indexHeader.getInt(8) != subpartitions || (flags & ~PartitionFiles.INDEX_FLAG_CHECKSUMS) != 0) {
+            throw corrupt(indexPath, 8, "the index header says " + indexHeader.getInt(8) + " subpartitions and flags "
+                    + flags + ", but the partition has " + subpartitions);
+        }
+        buffersChecksummed = (flags & PartitionFiles.INDEX_FLAG_CHECKSUMS) != 0;
+        long indexBytes = index.size();
+        long expectedIndexBytes = PartitionFiles.indexFileBytes(regions, subpartitions);
+        if (indexBytes != expectedIndexBytes) {
+            throw corrupt(indexPath, Math.min(indexBytes, expectedIndexBytes), "the index file is " + indexBytes
+                    + " bytes long, but one of " + regions + " regions of " + subpartitions + " subpartitions is "
+                    + expectedIndexBytes);
+        }
+        long totalsAt = PartitionFiles.totalsPosition(regions, subpartitions, subpartition);
+        ByteBuffer totals = ByteBuffer.allocate(PartitionFiles.TOTALS_BYTES);
+        readFully(index, indexPath, totals, totalsAt);
+        totals.flip();
+        checkRecord(totals, PartitionFiles.TOTALS_BYTES, indexPath, totalsAt, "the subpartition's totals");
+        expectedDataBuffers = totals.getLong(0);
+        expectedDataBytes = totals.getLong(8);
+        long dataFileBytes = data.size();
         long total = 0;
-        for (int region = 0; region < partition.regions(); region++) {
+        for (int region = 0; region < regions; region++) {
             readIndexEntry(region);
+            long end = position + remainingInRegion;
+            if (end > dataFileBytes) {
+                throw corrupt(partition.dataPath(), dataFileBytes, "the data file ends at offset " + dataFileBytes
+                        + ", but the index places region " + region + " of the subpartition at offsets " + position
+                        + " to " + end + ": the file was cut short");
+            }
             total += remainingInRegion;
         }
         remainingInRegion = 0;
+        regionBuffersLeft = 0;
         position = 0;
         unreadBytes = total;
         sized = true;
     }
 
+    /** Reads and checks this subpartition's index entry of {@code region}: the region's span is next. */
     private void readIndexEntry(int region) throws IOException {
         loadIndexEntry(region);
         position = indexEntry.getLong(0);
         remainingInRegion = indexEntry.getLong(Long.BYTES);
+        regionBuffersLeft = indexEntry.getInt(2 * Long.BYTES);
     }
 
-    /** Reads this subpartition's index entry of {@code region} into {@code indexEntry}: its start, then its length. */
+    /**
+     * Reads this subpartition's index entry of {@code region} into {@code indexEntry} (its start, its length, its
+     * buffers) and checks it: its checksum, and numbers a writer stores.
+     */
     private void loadIndexEntry(int region) throws IOException {
+        long at = PartitionFiles.indexEntryPosition(region, partition.numberOfSubpartitions(), subpartition);
         indexEntry.clear();
-        readFully(index, indexEntry, PartitionFiles.indexEntryPosition(region, partition.numberOfSubpartitions(),
-                subpartition));
+        readFully(index, partition.indexPath(), indexEntry, at);
         indexEntry.flip();
+        checkRecord(indexEntry, PartitionFiles.INDEX_ENTRY_BYTES, partition.indexPath(), at,
+                "the index entry of region " + region);
+        long offset = indexEntry.getLong(0);
+        long length = indexEntry.getLong(Long.BYTES);
+        int buffers = indexEntry.getInt(2 * Long.BYTES);
+        if (offset < 0 || length < 0 || buffers < 0 || (length == 0) != (buffers == 0)
+                || length < (long) buffers * PartitionFiles.BUFFER_HEADER_BYTES) {
+            throw corrupt(partition.indexPath(), at, "the index entry of region " + region + " says " + buffers
+                    + " buffers in " + length + " bytes at offset " + offset + ", which no writer stores");
+        }
     }
 
     /**
@@ -543,15 +739,25 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
         List<Buffer> back = new ArrayList<>();
         long rewindTo = NO_POSITION;
         int taken = 0;
+        // What went back is counted again when it is read again: the stored buffers, the data buffers and bytes.
+        int storedBack = 0;
+        int dataBuffersBack = 0;
+        long dataBytesBack = 0;
         synchronized (lock) {
             if (state == State.RELEASED) {
                 return 0;
             }
             while (taken < segments && queuedReadBuffers > 0) {
                 Object entry = queue.pollLast();
-                rewindTo = queuedPositions.removeLast();
+                long storedAt = queuedPositions.removeLast();
+                if (storedAt != NO_POSITION) {
+                    rewindTo = storedAt;
+                    storedBack++;
+                }
                 if (isData(entry)) {
                     queuedDataBuffers--;
+                    dataBuffersBack++;
+                    dataBytesBack += entry instanceof Span span ? span.length() : ((Buffer) entry).getSize();
                 }
                 if (entry instanceof Buffer buffer) {
                     if (buffer.isBuffer()) {
@@ -571,8 +777,15 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
             }
         }
         recycleAll(back);
+        dataBuffersQueued -= dataBuffersBack;
+        dataBytesQueued -= dataBytesBack;
         try {
-            rewind(rewindTo);
+            rewind(rewindTo, storedBack);
+        } catch (CorruptDataException e) {
+            if (!released) {
+                LOG.warn("{}", e.getMessage());
+                fail(e);
+            }
         } catch (IOException e) {
             if (!released) {
                 fail(new ShuffleException("cannot go back to offset " + rewindTo + " of " + partition.dataPath()
@@ -585,17 +798,30 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
 
     /**
      * Goes back to the stored buffer whose header is at {@code headerPosition}, in the current region or an earlier
-     * one: the next read starts there. I/O thread.
+     * one: the next read starts there. {@code storedBack} stored buffers were given back, that one and every one
+     * read after it; the region goes back to counting those of them it holds as unread. I/O thread.
      */
-    private void rewind(long headerPosition) throws IOException {
+    private void rewind(long headerPosition, int storedBack) throws IOException {
         long skipped = 0;
+        // Stored buffers read from the regions after the one being searched, newest region first.
+        int readAfter = 0;
         for (int region = nextRegion - 1; region >= 0; region--) {
             loadIndexEntry(region);
             long start = indexEntry.getLong(0);
             long length = indexEntry.getLong(Long.BYTES);
+            int buffers = indexEntry.getInt(2 * Long.BYTES);
+            // The current region has regionBuffersLeft unread; every earlier one was read whole.
+            int read = region == nextRegion - 1 ? buffers - regionBuffersLeft : buffers;
             if (start <= headerPosition && headerPosition < start + length) {
+                int backHere = storedBack - readAfter;
+                if (backHere < 1 || backHere > read) {
+                    throw new IOException("read-ahead given back from offset " + headerPosition + " of "
+                            + partition.dataPath() + " is " + storedBack + " stored buffers, but " + readAfter
+                            + " were read after region " + region + " and " + read + " in it");
+                }
                 long remaining = start + length - headerPosition;
                 unreadBytes += remaining + skipped - remainingInRegion;
+                regionBuffersLeft = buffers - read + backHere;
                 nextRegion = region + 1;
                 position = headerPosition;
                 remainingInRegion = remaining;
@@ -604,20 +830,48 @@ final class SortMergeSubpartitionView implements ResultSubpartitionView {
                 return;
             }
             skipped += length;
+            readAfter += read;
         }
         throw new IOException("read-ahead given back at offset " + headerPosition + " of " + partition.dataPath()
                 + " lies in no region of subpartition " + subpartition + " read so far");
     }
 
-    private static void readFully(FileChannel channel, ByteBuffer target, long at) throws IOException {
+    /**
+     * Checks the checksum of the index record of {@code length} bytes in {@code record} (position 0), read from
+     * {@code at}.
+     */
+    private void checkRecord(ByteBuffer record, int length, Path file, long at, String what)
+            throws CorruptDataException {
+        int expected = record.getInt(length - Integer.BYTES);
+        int actual = PartitionFiles.recordChecksum(record, length, at, checksum);
+        if (actual != expected) {
+            throw corrupt(file, at, String.format("%s there fails its CRC32C check: stored 0x%08x, computed 0x%08x",
+                    what, expected, actual));
+        }
+    }
+
+    /** Reads {@code target}'s remaining bytes from {@code at} of {@code channel} (the file {@code path}). */
+    private void readFully(FileChannel channel, Path path, ByteBuffer target, long at) throws IOException {
         long p = at;
         while (target.hasRemaining()) {
             int n = channel.read(target, p);
             if (n < 0) {
-                throw new IOException("unexpected end of file at offset " + p);
+                throw corrupt(path, p, "the file ends there, " + target.remaining() + " bytes before the end of what"
+                        + " the index says is there");
             }
             p += n;
         }
+    }
+
+    private CorruptDataException corrupt(Path file, long offset, String what) {
+        return corrupt(file, offset, what, null);
+    }
+
+    /** The failure of this reader at {@code offset} of {@code file}: partition, subpartition, file, offset, what. */
+    private CorruptDataException corrupt(Path file, long offset, String what, Throwable cause) {
+        return new CorruptDataException("subpartition " + subpartition + " of blocking partition "
+                + partition.partitionId() + " is damaged at offset " + offset + " of " + file + ": " + what
+                + "; the partition must be produced again", cause);
     }
 
     /**

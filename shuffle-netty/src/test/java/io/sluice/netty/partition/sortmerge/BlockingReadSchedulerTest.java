@@ -220,7 +220,7 @@ class BlockingReadSchedulerTest {
                     } catch (IOException e) {
                         throw new InsufficientBuffersException(e.getMessage());
                     }
-                }, files, reads, null);
+                }, files, reads, null, true);
         partition.setup();
         for (int i = 0; i < RECORDS; i++) {
             partition.emitRecord(TestRecords.record(stream, i, RECORD_BYTES), 0);

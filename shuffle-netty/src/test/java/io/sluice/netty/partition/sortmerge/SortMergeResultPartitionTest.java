@@ -1,5 +1,6 @@
 package io.sluice.netty.partition.sortmerge;
 
+import io.sluice.api.CorruptDataException;
 import io.sluice.api.InsufficientBuffersException;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
@@ -14,6 +15,7 @@ import io.sluice.netty.partition.BufferAndBacklog;
 import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.SharedFileChannel;
+import io.sluice.netty.partition.StoredChecksum;
 import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.partition.ResultPartitionManager;
@@ -29,9 +31,11 @@ import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -96,6 +100,12 @@ class SortMergeResultPartitionTest {
     /** {@code extraBuffers}: the writing pool's buffers beyond one a subpartition (more make longer spans). */
     private SortMergeResultPartition newPartition(BufferCompressor compressor, BlockingReadScheduler scheduler,
                                                   int extraBuffers) {
+        return newPartition(compressor, scheduler, extraBuffers, true);
+    }
+
+    /** {@code checksums}: whether each stored buffer carries its checksum. */
+    private SortMergeResultPartition newPartition(BufferCompressor compressor, BlockingReadScheduler scheduler,
+                                                  int extraBuffers, boolean checksums) {
         return new SortMergeResultPartition(ResultPartitionId.random(), "producer", SUBPARTITIONS, manager,
                 (id, n) -> {
                     try {
@@ -103,7 +113,7 @@ class SortMergeResultPartitionTest {
                     } catch (IOException e) {
                         throw new InsufficientBuffersException(e.getMessage());
                     }
-                }, files, scheduler, compressor);
+                }, files, scheduler, compressor, checksums);
     }
 
     /**
@@ -122,7 +132,7 @@ class SortMergeResultPartitionTest {
                     } catch (IOException e) {
                         throw new InsufficientBuffersException(e.getMessage());
                     }
-                }, files, reads, null);
+                }, files, reads, null, true);
         partition.setup();
         return partition;
     }
@@ -324,12 +334,18 @@ class SortMergeResultPartitionTest {
         return readToTheEnd(view, () -> { });
     }
 
-    /** {@link #readToTheEnd(ResultSubpartitionView)}, running {@code afterEachBuffer} after recycling each one. */
+    /**
+     * {@link #readToTheEnd(ResultSubpartitionView)}, running {@code afterEachBuffer} after recycling each one; checks
+     * that the end of partition counts the data buffers and bytes that came before it.
+     */
     private static byte[] readToTheEnd(ResultSubpartitionView view, Runnable afterEachBuffer) throws IOException {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
+        long dataBuffers = 0;
+        long dataBytes = 0;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             assertTrue(System.nanoTime() < deadline, "reader did not end");
+            assertFalse(view.isReleased(), () -> "the reader failed: " + view.getFailureCause());
             BufferAndBacklog next = view.getNextBuffer();
             if (next == null) {
                 Thread.onSpinWait();
@@ -338,9 +354,14 @@ class SortMergeResultPartitionTest {
             Buffer buffer = next.buffer();
             boolean end = !buffer.isBuffer() && EventSerializer.isEndOfPartition(buffer);
             if (buffer.isBuffer()) {
+                dataBuffers++;
+                dataBytes += buffer.readableBytes();
                 got.write(bytesOf(buffer.getNioBufferReadable()));
             } else if (!end) {
                 got.write(bytesOf(EventSerializer.payloadOf(buffer)));
+            } else {
+                assertEquals(dataBytes, EventSerializer.dataBytesOf(buffer), "data bytes the end counts");
+                assertEquals(dataBuffers, EventSerializer.dataBuffersOf(buffer), "data buffers the end counts");
             }
             buffer.recycleBuffer();
             if (end) {
@@ -424,8 +445,8 @@ class SortMergeResultPartitionTest {
                 nextSequenceNumber += span.buffers();
                 ByteBuffer stored = ByteBuffer.allocate(Math.toIntExact(span.length()));
                 span.file().channel().read(stored, span.position());
-                assertEquals(span.dataBytes(), appendStoredBuffers(stored.flip(), span.buffers(), got),
-                        "data bytes of " + span);
+                assertEquals(span.dataBytes(), appendStoredBuffers(stored.flip(), span.position(), span.buffers(),
+                        got), "data bytes of " + span);
                 spans++;
                 buffersInSpans += span.buffers();
                 longestRun = Math.max(longestRun, span.buffers());
@@ -471,24 +492,137 @@ class SortMergeResultPartitionTest {
     private static final int MAX_RUN = 2;
 
     /**
-     * Appends the data of {@code buffers} stored buffers (header, then data; see FileSpan) to {@code out}, checking that
-     * they fill {@code stored} exactly.
+     * Appends the data of {@code buffers} stored buffers (header, then data; see FileSpan) read from {@code position}
+     * of the data file to {@code out}, checking that they fill {@code stored} exactly and carry their checksums.
      *
      * @return the data bytes appended
      */
-    private static long appendStoredBuffers(ByteBuffer stored, int buffers, ByteArrayOutputStream out) {
+    private static long appendStoredBuffers(ByteBuffer stored, long position, int buffers,
+                                            ByteArrayOutputStream out) {
         long data = 0;
+        StoredChecksum checksum = new StoredChecksum();
         for (int i = 0; i < buffers; i++) {
+            int header = stored.position();
+            long headerWord = stored.getLong(header);
             int length = stored.getInt();
             assertEquals(FileSpan.KIND_DATA, stored.get(), "kind of stored buffer " + i);
-            assertEquals(0, stored.get(), "flags of stored buffer " + i);
+            assertEquals(FileSpan.FLAG_CHECKSUM, stored.get(), "flags of stored buffer " + i);
             assertEquals(0, stored.getShort(), "reserved bytes of stored buffer " + i);
+            int crc = stored.getInt();
+            ByteBuffer bytes = stored.slice(stored.position(), length);
+            assertEquals(checksum.ofBuffer(position + header, headerWord, bytes), crc, "checksum of buffer " + i);
             out.write(stored.array(), stored.arrayOffset() + stored.position(), length);
             stored.position(stored.position() + length);
             data += length;
         }
         assertFalse(stored.hasRemaining(), "bytes after the last stored buffer");
         return data;
+    }
+
+    /** A partition written without buffer checksums says so in its index, stores none, and reads back the same. */
+    @Test
+    void withoutBufferChecksums_readsBackTheSameBytes_everyWay() throws Exception {
+        for (BufferCompressor compressor : new BufferCompressor[] {null, new BufferCompressor()}) {
+            SortMergeResultPartition partition = newPartition(compressor, reads, 1, false);
+            partition.setup();
+            ByteArrayOutputStream[] expected = writeMixedTraffic(partition);
+            partition.finish();
+            assertEquals(0, readBytes(partition.indexPath(), 12, 4).getInt(), "index flags: no buffer checksums");
+            assertEquals(0, readBytes(partition.dataPath(), 5, 1).get() & FileSpan.FLAG_CHECKSUM,
+                    "flags of the first stored buffer");
+            assertEverySubpartitionReads(partition, expected);
+            partition.release(null);
+        }
+    }
+
+    /**
+     * An index of the format before checksums (version 1) is refused with a message that says so, before anything is
+     * read: whatever its entries say, the reader could not check them.
+     */
+    @Test
+    void indexOfAnotherFormatVersion_isRefused_namingTheVersionTheFileAndTheOffset() throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        writeMixedTraffic(partition);
+        partition.finish();
+        overwrite(partition.indexPath(), 4, ByteBuffer.allocate(4).putInt(1).flip());
+
+        CorruptDataException failure = failureOfReading(partition, 1);
+
+        assertEquals("subpartition 1 of blocking partition " + partition.partitionId() + " is damaged at offset 4 of "
+                + partition.indexPath() + ": the index has format version 1, and this Sluice reads version 2 only"
+                + " (version 1 had no checksums): it was written by another Sluice version, or damaged; the"
+                + " partition must be produced again", failure.getMessage());
+        partition.release(null);
+    }
+
+    /**
+     * An index whose records all pass their checksums but whose totals disagree with the regions (written so, or
+     * damaged together with a matching checksum) fails the reader at the end instead of ending it: the end of
+     * partition would carry counts the consumer could not meet.
+     */
+    @Test
+    void totalsThatDisagreeWithTheRegions_failTheReaderAtTheEnd_namingBothCounts() throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        writeMixedTraffic(partition);
+        partition.finish();
+        long totalsAt = PartitionFiles.totalsPosition(partition.regions(), SUBPARTITIONS, 2);
+        ByteBuffer totals = readBytes(partition.indexPath(), totalsAt, PartitionFiles.TOTALS_BYTES);
+        long buffers = totals.getLong(0);
+        long bytes = totals.getLong(8);
+        ByteBuffer forged = ByteBuffer.allocate(PartitionFiles.TOTALS_BYTES).putLong(buffers).putLong(bytes + 1);
+        forged.putInt(new StoredChecksum().ofRecord(totalsAt, forged.duplicate().flip())).flip();
+        overwrite(partition.indexPath(), totalsAt, forged);
+
+        CorruptDataException failure = failureOfReading(partition, 2);
+
+        assertTrue(failure.getMessage().contains("damaged at offset " + totalsAt + " of " + partition.indexPath()
+                + ": the subpartition's totals say " + buffers + " data buffers of " + (bytes + 1) + " bytes, but its"
+                + " regions held " + buffers + " of " + bytes + " bytes"), failure.getMessage());
+        partition.release(null);
+    }
+
+    /**
+     * Reads {@code subpartition} of {@code partition} until its reader fails; no end of partition may come first.
+     * Every buffer read before is recycled.
+     */
+    private CorruptDataException failureOfReading(SortMergeResultPartition partition, int subpartition)
+            throws IOException {
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), subpartition, () -> { });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!view.isReleased()) {
+            assertTrue(System.nanoTime() < deadline, "the reader neither failed nor ended");
+            BufferAndBacklog next = view.getNextBuffer();
+            if (next == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            assertFalse(EventSerializer.isEndOfPartition(next.buffer()), "the reader ended instead of failing");
+            next.buffer().recycleBuffer();
+        }
+        Throwable cause = view.getFailureCause();
+        view.releaseAllResources();
+        Await.until(() -> reads.segmentsInUse() == 0, "read segments back after the failed reader");
+        return (CorruptDataException) cause;
+    }
+
+    private static ByteBuffer readBytes(Path file, long position, int length) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer bytes = ByteBuffer.allocate(length);
+            while (bytes.hasRemaining()) {
+                assertTrue(channel.read(bytes, position + bytes.position()) > 0, "end of " + file);
+            }
+            return bytes.flip();
+        }
+    }
+
+    private static void overwrite(Path file, long position, ByteBuffer bytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            while (bytes.hasRemaining()) {
+                channel.write(bytes, position + bytes.position());
+            }
+        }
     }
 
     @Test
