@@ -16,8 +16,9 @@ import io.sluice.netty.event.EventSerializer;
  * to read: the caller may not have credit for the next subpartition's first data buffer, so it must ask again with
  * {@link #isAvailable(int)} first.
  *
- * <p>The end of partition that reaches the reader carries the data bytes of the whole range when every subpartition
- * counted its bytes, else none, so that the consumer's check that every data byte arrived covers the range.
+ * <p>The end of partition that reaches the reader carries the data bytes (and data buffers) of the whole range when
+ * every subpartition counted them, else none, so that the consumer's checks that every data byte (and every stored
+ * buffer) arrived cover the range.
  *
  * <p>Threads: as {@link ResultSubpartitionView}: {@link #getNextBuffer()}, {@link #pollFileSpan(int)} and
  * {@link #enableFileSpans()} on the one reader thread; the rest from any thread.
@@ -40,6 +41,8 @@ public final class SubpartitionRangeView implements ResultSubpartitionView {
 
     /** Data bytes the finished subpartitions said they hold, or -1 once one did not say. Reader thread. */
     private long finishedDataBytes;
+    /** Data buffers the finished subpartitions said they hold, or -1 once one did not say. Reader thread. */
+    private long finishedDataBuffers;
     /** The sequence number of the next element handed out. Reader thread. */
     private int nextSequenceNumber;
     /** Whether the reader asked for file spans; applied to every later subpartition's view too. Reader thread. */
@@ -88,8 +91,10 @@ public final class SubpartitionRangeView implements ResultSubpartitionView {
     private BufferAndBacklog endOfSubpartition(ResultSubpartitionView view, BufferAndBacklog end) {
         Buffer buffer = end.buffer();
         long bytes;
+        long buffers;
         try {
             bytes = EventSerializer.dataBytesOf(buffer);
+            buffers = EventSerializer.dataBuffersOf(buffer);
         } catch (IllegalArgumentException e) {
             // Hand the malformed end to the reader as it is: the consumer's gate reports it with its context.
             return withSequenceNumber(end, buffer);
@@ -99,13 +104,19 @@ public final class SubpartitionRangeView implements ResultSubpartitionView {
                 return withSequenceNumber(end, buffer);
             }
             buffer.recycleBuffer();
-            Buffer rangeEnd = finishedDataBytes < 0
-                    ? EventSerializer.endOfPartition()
-                    : EventSerializer.endOfPartition(finishedDataBytes + bytes);
+            Buffer rangeEnd;
+            if (finishedDataBytes < 0) {
+                rangeEnd = EventSerializer.endOfPartition();
+            } else if (buffers < 0 || finishedDataBuffers < 0) {
+                rangeEnd = EventSerializer.endOfPartition(finishedDataBytes + bytes);
+            } else {
+                rangeEnd = EventSerializer.endOfPartition(finishedDataBytes + bytes, finishedDataBuffers + buffers);
+            }
             return withSequenceNumber(end, rangeEnd);
         }
         buffer.recycleBuffer();
         finishedDataBytes = bytes < 0 || finishedDataBytes < 0 ? -1 : finishedDataBytes + bytes;
+        finishedDataBuffers = buffers < 0 || finishedDataBuffers < 0 ? -1 : finishedDataBuffers + buffers;
         openNext(view, currentIndex + 1);
         return null;
     }
