@@ -213,8 +213,10 @@ class ShuffleMetricsTest {
             // The consumer does not read: its buffers fill, the credit runs out, the producer blocks.
             Await.until(() -> {
                 GateMetrics stalled = gate.metrics();
-                return stalled.exclusiveBuffersInUse() == 2 && stalled.floatingBuffersInUse() == 4;
-            }, "every input buffer of the gate holds data");
+                // Queued too: a buffer counts as in use from the moment the decoder takes it, before it is queued.
+                return stalled.exclusiveBuffersInUse() == 2 && stalled.floatingBuffersInUse() == 4
+                        && stalled.queuedBuffers() == 6;
+            }, "every input buffer of the gate holds data and waits for the consumer");
             Await.until(() -> single(consumerEnv.connectionMetrics()).creditOutstanding() == 0
                     && single(producerEnv.connectionMetrics()).creditOutstanding() == 0, "no credit left");
             Await.blocked(producer.thread());
