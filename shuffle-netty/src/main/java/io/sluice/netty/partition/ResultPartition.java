@@ -56,7 +56,8 @@ import java.util.function.LongSupplier;
  * schedules on the flush scheduler every {@link #PRODUCER_END_CHECK_MILLIS} ms while the thread lives) closes them:
  * an ended thread's writes happen before {@link Thread#isAlive()} returns false. Until then the writer keeps at most
  * one buffer per subpartition: a producer thread that lives on and never calls the writer again keeps them until the
- * environment closes, since telling "between two calls" from "inside a call" would cost a full fence per record. The environment's close does not close them either: once every segment is back it frees their
+ * environment closes, since telling "between two calls" from "inside a call" would cost a full fence per record.
+ * The environment's close does not close them either: once every segment is back it frees their
  * native memory, so a builder closed from a foreign thread could let a late producer write into freed memory. An
  * engine's producer always makes that next call (its emit throws, or it closes the writer when it stops).
  *
