@@ -600,7 +600,13 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
 
     @GuardedBy("emitLock")
     private Buffer newBuffer() throws IOException {
-        Buffer buffer = bufferPool.requestBuffer();
+        Buffer buffer;
+        try {
+            buffer = bufferPool.requestBuffer();
+        } catch (BufferPoolDestroyedException e) {
+            // The environment closed on another thread after this emit checked the state.
+            throw released();
+        }
         if (buffer != null) {
             return buffer;
         }

@@ -6,6 +6,7 @@ import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
+import io.sluice.buffers.LocalBufferPool;
 import io.sluice.buffers.MemorySegment;
 import io.sluice.buffers.NetworkBufferPool;
 import io.sluice.netty.compression.BufferCompressor;
@@ -165,6 +166,32 @@ class SortMergeResultPartitionTest {
             assertArrayEquals(expected[s].toByteArray(), readToTheEnd(view), "subpartition " + s);
             view.releaseAllResources();
         }
+    }
+
+    /**
+     * The writing pool destroyed between an emit's state check and its buffer request (the environment closing on
+     * another thread): the emit fails with a {@link ShuffleException}, never with the pool's own unchecked exception.
+     */
+    @Test
+    void poolDestroyedUnderAnEmit_failsItWithShuffleException_notThePoolsException() throws Exception {
+        LocalBufferPool[] pool = new LocalBufferPool[1];
+        SortMergeResultPartition partition = new SortMergeResultPartition(ResultPartitionId.random(), "producer",
+                SUBPARTITIONS, manager,
+                (id, n) -> {
+                    try {
+                        pool[0] = networkPool.createBufferPool(n + 1, n + 1);
+                        return pool[0];
+                    } catch (IOException e) {
+                        throw new InsufficientBuffersException(e.getMessage());
+                    }
+                }, files, reads, null, true);
+        partition.setup();
+        pool[0].lazyDestroy();
+
+        ShuffleException refused = assertThrows(ShuffleException.class,
+                () -> partition.emitRecord(ByteBuffer.wrap(new byte[100]), 0));
+        assertTrue(refused.getMessage().contains(partition.partitionId().toString()), refused.getMessage());
+        partition.release(null);
     }
 
     /**
