@@ -35,6 +35,27 @@ public final class RecordTraffic {
     }
 
     /**
+     * From one thread, emits {@code recordsPerWriter} records to subpartition 0 of every writer, round-robin (one record
+     * to each writer in turn), so that every connection carries many channels at once; writer {@code i}'s records are
+     * those of a {@link RecordGenerator} of channel {@code i}. Then finishes every writer.
+     */
+    public static void emitRoundRobinAndFinish(ResultPartitionWriter[] writers, int recordsPerWriter, long seed,
+                                               RecordSizes sizes) throws IOException {
+        RecordGenerator[] streams = new RecordGenerator[writers.length];
+        for (int i = 0; i < writers.length; i++) {
+            streams[i] = new RecordGenerator(i, seed, sizes);
+        }
+        for (int r = 0; r < recordsPerWriter; r++) {
+            for (int i = 0; i < writers.length; i++) {
+                emitNext(writers[i], 0, streams[i]);
+            }
+        }
+        for (ResultPartitionWriter writer : writers) {
+            writer.finish();
+        }
+    }
+
+    /**
      * Emits the generator's next record to one subpartition.
      *
      * @return its size in bytes

@@ -11,7 +11,6 @@ import io.sluice.tests.support.EveryTransport;
 import io.sluice.tests.support.MemoryConfig;
 
 import io.sluice.tests.support.RecordFormat;
-import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
 import io.sluice.tests.support.RecordTraffic;
 import io.sluice.tests.support.RecordVerifier;
@@ -106,20 +105,9 @@ class ConnectionSharingTest {
         }
     }
 
-    /** One producer thread for all partitions, round-robin, so every connection carries interleaved channels. */
+    /** One thread for all partitions, round-robin, so that every connection carries many channels at once. */
     private static Void produce(ResultPartitionWriter[] writers) throws Exception {
-        RecordGenerator[] streams = new RecordGenerator[writers.length];
-        for (int i = 0; i < writers.length; i++) {
-            streams[i] = new RecordGenerator(i, SEED, SIZES);
-        }
-        for (int r = 0; r < RECORDS_PER_CHANNEL; r++) {
-            for (int i = 0; i < writers.length; i++) {
-                RecordTraffic.emitNext(writers[i], 0, streams[i]);
-            }
-        }
-        for (ResultPartitionWriter writer : writers) {
-            writer.finish();
-        }
+        RecordTraffic.emitRoundRobinAndFinish(writers, RECORDS_PER_CHANNEL, SEED, SIZES);
         return null;
     }
 

@@ -10,7 +10,6 @@ import io.sluice.api.ShuffleMetrics;
 import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
 import io.sluice.tests.support.MemoryConfig;
-import io.sluice.tests.support.RecordGenerator;
 import io.sluice.tests.support.RecordSizes;
 import io.sluice.tests.support.RecordTraffic;
 import io.sluice.tests.support.RecordVerifier;
@@ -96,20 +95,9 @@ class LargeGateTest {
                 + environment.metrics().availableSegments() + " of " + environment.metrics().totalSegments());
     }
 
-    /** One thread for all partitions, round-robin, so that every connection carries hundreds of channels at once. */
+    /** One thread for all partitions, round-robin, so that every connection carries many channels at once. */
     private static Void produce(ResultPartitionWriter[] writers) throws Exception {
-        RecordGenerator[] streams = new RecordGenerator[writers.length];
-        for (int i = 0; i < writers.length; i++) {
-            streams[i] = new RecordGenerator(i, SEED, SIZES);
-        }
-        for (int r = 0; r < RECORDS_PER_CHANNEL; r++) {
-            for (int i = 0; i < writers.length; i++) {
-                RecordTraffic.emitNext(writers[i], 0, streams[i]);
-            }
-        }
-        for (ResultPartitionWriter writer : writers) {
-            writer.finish();
-        }
+        RecordTraffic.emitRoundRobinAndFinish(writers, RECORDS_PER_CHANNEL, SEED, SIZES);
         return null;
     }
 }
