@@ -86,7 +86,7 @@ public final class FailOnceAfterCheckpoint extends RichMapFunction<Long, Long> i
             VALUES_IN_LATER_ATTEMPTS.incrementAndGet();
         }
         if (++seen % pauseEvery == 0) {
-            Thread.sleep(1);
+            Thread.sleep(1); // paces the job so that checkpoints complete while it runs; no assertion rests on it
         }
         if (fail && COMPLETED_CHECKPOINTS.get() > 0) {
             if (seenAtCheckpoint == 0) {

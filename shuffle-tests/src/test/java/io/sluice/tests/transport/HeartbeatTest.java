@@ -92,6 +92,7 @@ class HeartbeatTest {
             RecordGenerator records = new RecordGenerator(0, SEED, SIZES);
             long slowRecords = 2;
             for (int i = 0; i < slowRecords; i++) {
+                // The behaviour under test is silence longer than the timeout: a pause, not a wait for a condition.
                 Thread.sleep(3_000);
                 RecordTraffic.emitNext(writer, 0, records);
                 writer.flushAll();
