@@ -287,6 +287,19 @@ public final class ShuffleOptions {
             ConfigValueType.BYTES, ConfigValueRule.bytesBetween(1, MAX_MEMORY));
 
     /**
+     * How long a blocking partition's reader waits for a segment of {@link #BLOCKING_READ_MEMORY} while every
+     * segment is with a consumer that has not recycled it (none can be taken back); then the reader fails, naming the
+     * read memory. Range: 1 ms to 1 d.
+     */
+    public static final ConfigOption<Duration> BLOCKING_READ_MEMORY_TIMEOUT = new ConfigOption<>(
+            "shuffle.blocking.read-memory-timeout", Duration.ofMinutes(5),
+            "How long a reader of a blocking partition waits for a segment of shuffle.blocking.read-memory while "
+                    + "every segment is held by consumers that have not recycled it (more readers than segments, "
+                    + "and their consumers stopped reading); then its consumer fails with a ShuffleException that "
+                    + "names shuffle.blocking.read-memory, instead of waiting for ever.",
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
+
+    /**
      * The most network memory one blocking partition gathers before it writes a region to disk; borrowed from the
      * environment's spare network memory, given back early when others need it. Range: 1 byte to 1t (less than a
      * segment means regions of a pipelined partition's pool).

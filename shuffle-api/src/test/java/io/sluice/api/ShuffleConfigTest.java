@@ -140,7 +140,8 @@ class ShuffleConfigTest {
                 "shuffle.security.ssl.truststore-password", "shuffle.security.ssl.provider",
                 "shuffle.security.ssl.handshake-timeout", "shuffle.netty.heartbeat-interval",
                 "shuffle.netty.heartbeat-timeout", "shuffle.tmp-dirs",
-                "shuffle.blocking.read-memory", "shuffle.blocking.write-memory", "shuffle.blocking.zero-copy",
+                "shuffle.blocking.read-memory", "shuffle.blocking.read-memory-timeout", "shuffle.blocking.write-memory",
+                "shuffle.blocking.zero-copy",
                 "shuffle.blocking.checksums", "shuffle.compression.codec"), keys);
         for (ConfigOption<?> option : ShuffleOptions.all()) {
             assertTrue(option.description().length() > 20, option.key() + " is described");

@@ -112,7 +112,8 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
         this.fileManager = new FileChannelManager(config.tmpDirs(), ShuffleOptions.TMP_DIRS.key());
         this.compressor = config.compressionEnabled() ? new BufferCompressor() : null;
         this.blockingReads = new BlockingReadScheduler(context.resourceId().value(), config.blockingReadBuffers(),
-                config.segmentSize(), compressor != null ? compressor : new BufferCompressor());
+                config.segmentSize(), compressor != null ? compressor : new BufferCompressor(),
+                config.blockingReadTimeout());
         this.networkBufferPool = new NetworkBufferPool(config.numberOfSegments(), config.segmentSize());
         this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "sluice-timer-" + context.resourceId().value());

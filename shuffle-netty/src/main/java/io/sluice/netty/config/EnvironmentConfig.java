@@ -37,6 +37,7 @@ import java.util.List;
  * @param blockingZeroCopy        auto, always or never: when blocking partitions' data goes to TCP by sendfile
  * @param compressionCodec        none or lz4
  * @param blockingChecksums       whether blocking partitions store a checksum with every buffer
+ * @param blockingReadTimeout     how long a blocking reader waits for read memory held by consumers before it fails
  */
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
@@ -46,7 +47,7 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                                 Duration maxBackoff, Duration heartbeatInterval, Duration heartbeatTimeout,
                                 TlsSettings tls, List<String> tmpDirs, long blockingReadMemory,
                                 long blockingWriteMemory, String blockingZeroCopy, String compressionCodec,
-                                boolean blockingChecksums) {
+                                boolean blockingChecksums, Duration blockingReadTimeout) {
 
     /**
      * Reads and checks the context's configuration.
@@ -108,7 +109,8 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 config.get(ShuffleOptions.BLOCKING_WRITE_MEMORY),
                 config.get(ShuffleOptions.BLOCKING_ZERO_COPY),
                 config.get(ShuffleOptions.COMPRESSION_CODEC),
-                config.get(ShuffleOptions.BLOCKING_CHECKSUMS));
+                config.get(ShuffleOptions.BLOCKING_CHECKSUMS),
+                config.get(ShuffleOptions.BLOCKING_READ_MEMORY_TIMEOUT));
     }
 
     /** The comma-separated directories, trimmed, empty entries dropped; java.io.tmpdir when there are none. */

@@ -12,10 +12,13 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -32,7 +35,10 @@ import java.util.function.IntFunction;
  * it holds less than its share takes back the read-ahead other readers hold beyond theirs (their consumers have not
  * taken it; they read it again later). With more readers than segments (a share of less than one), a reader that
  * holds nothing takes back the read-ahead that has waited longest untaken, once it has waited {@value #STALE_MILLIS}
- * ms; the reader it came from then waits until its consumer gets to that place before it reads again.
+ * ms; the reader it came from then waits until its consumer gets to that place before it reads again. A reader that
+ * holds nothing while every segment is with a consumer (none can be taken back: those consumers stopped reading)
+ * waits at most the read-memory timeout ({@code shuffle.blocking.read-memory-timeout}), then fails with a
+ * {@link ShuffleException} naming the read memory, so that no consumer waits for ever on another that never reads.
  *
  * <p>Failures: anything a read throws, an Error included, fails that reader with a {@link ShuffleException} naming
  * the partition, the subpartition and the cause, and the thread goes on serving the others. Should the thread itself
@@ -63,6 +69,9 @@ public final class BlockingReadScheduler implements AutoCloseable {
     /** Compressed bytes read from disk before they are decompressed; I/O thread only. */
     private final ByteBuffer compressedScratch;
     private final IntFunction<MemorySegment> allocator;
+    private final long readTimeoutNanos;
+    /** Readers that hold nothing and found every segment with a consumer, since when; I/O thread only. */
+    private final Map<SortMergeSubpartitionView, Long> starvedSince = new IdentityHashMap<>();
 
     private final Object lock = new Object();
     @GuardedBy("lock")
@@ -84,9 +93,12 @@ public final class BlockingReadScheduler implements AutoCloseable {
     private boolean timedWakeUp;
     @GuardedBy("lock")
     private long wakeAtNanos;
-    /** While a round runs: whether, and when, read-ahead a starved reader could take back becomes stale. I/O thread. */
-    private boolean staleCheckPlanned;
-    private long staleCheckAtNanos;
+    /**
+     * While a round runs: whether, and when, the thread should look again by itself (read-ahead a starved reader
+     * could take back becomes stale, or a starved reader's wait runs out). I/O thread.
+     */
+    private boolean checkPlanned;
+    private long checkAtNanos;
     /** The I/O thread waits for a wake-up (nothing pending); for {@link #isIdle()}. */
     @GuardedBy("lock")
     private boolean threadWaiting;
@@ -100,15 +112,30 @@ public final class BlockingReadScheduler implements AutoCloseable {
      * @param maxSegments the read budget in segments, at least one
      * @param decompressor lz4 for compressed stored buffers (always able to read them, whatever this environment's
      *                     codec)
+     * @param readTimeout  how long a reader waits for a segment while every segment is with a consumer
      */
+    public BlockingReadScheduler(String name, int maxSegments, int segmentSize, BufferCompressor decompressor,
+                                 Duration readTimeout) {
+        this(name, maxSegments, segmentSize, decompressor, readTimeout, MemorySegment::allocateOffHeap);
+    }
+
+    /** With the default read-memory timeout. */
     public BlockingReadScheduler(String name, int maxSegments, int segmentSize, BufferCompressor decompressor) {
-        this(name, maxSegments, segmentSize, decompressor, MemorySegment::allocateOffHeap);
+        this(name, maxSegments, segmentSize, decompressor,
+                ShuffleOptions.BLOCKING_READ_MEMORY_TIMEOUT.defaultValue());
     }
 
     /** @param allocator allocates a read segment of the given size (tests inject failures here) */
     BlockingReadScheduler(String name, int maxSegments, int segmentSize, BufferCompressor decompressor,
                           IntFunction<MemorySegment> allocator) {
+        this(name, maxSegments, segmentSize, decompressor,
+                ShuffleOptions.BLOCKING_READ_MEMORY_TIMEOUT.defaultValue(), allocator);
+    }
+
+    BlockingReadScheduler(String name, int maxSegments, int segmentSize, BufferCompressor decompressor,
+                          Duration readTimeout, IntFunction<MemorySegment> allocator) {
         this.allocator = allocator;
+        this.readTimeoutNanos = readTimeout.toNanos();
         this.name = name;
         this.maxSegments = Math.max(1, maxSegments);
         this.segmentSize = segmentSize;
@@ -247,11 +274,16 @@ public final class BlockingReadScheduler implements AutoCloseable {
     /** The read memory and the JVM's direct memory limit, and what to change. */
     private String describeLimits() {
         long limit = DirectMemoryLimit.maxBytes();
-        return ShuffleOptions.BLOCKING_READ_MEMORY.key() + " is " + maxSegments + " segments of " + segmentSize
-                + " bytes (" + (long) maxSegments * segmentSize + " bytes); the JVM's direct memory limit is "
-                + (limit >= 0 ? limit + " bytes" : "unknown") + " (-XX:MaxDirectMemorySize, by default the "
+        return ShuffleOptions.BLOCKING_READ_MEMORY.key() + " is " + describeBudget() + "; the JVM's direct memory "
+                + "limit is " + (limit >= 0 ? limit + " bytes" : "unknown") + " (-XX:MaxDirectMemorySize, by default the "
                 + "maximum heap size), shared with the network memory and anything else off-heap: lower "
                 + ShuffleOptions.BLOCKING_READ_MEMORY.key() + " or raise -XX:MaxDirectMemorySize";
+    }
+
+    /** The configured read memory in segments and bytes. */
+    private String describeBudget() {
+        return maxSegments + " segments of " + segmentSize + " bytes (" + (long) maxSegments * segmentSize
+                + " bytes)";
     }
 
     /**
@@ -326,7 +358,8 @@ public final class BlockingReadScheduler implements AutoCloseable {
                     active++;
                 }
             }
-            staleCheckPlanned = false;
+            checkPlanned = false;
+            starvedSince.keySet().retainAll(all);
             if (!round.isEmpty()) {
                 round.sort(byFileAndOffset);
                 int share = Math.max(1, budget / Math.max(1, active));
@@ -335,8 +368,8 @@ public final class BlockingReadScheduler implements AutoCloseable {
                 }
             }
             synchronized (lock) {
-                timedWakeUp = staleCheckPlanned;
-                wakeAtNanos = staleCheckAtNanos;
+                timedWakeUp = checkPlanned;
+                wakeAtNanos = checkAtNanos;
             }
         }
     }
@@ -378,11 +411,48 @@ public final class BlockingReadScheduler implements AutoCloseable {
      */
     private void serveOne(SortMergeSubpartitionView reader, int share, List<SortMergeSubpartitionView> all) {
         try {
-            if (reader.readSome(this, share) && takeBackFor(reader, share, all)) {
-                reader.readSome(this, share);
+            boolean wanting = reader.readSome(this, share);
+            if (wanting && takeBackFor(reader, share, all)) {
+                wanting = reader.readSome(this, share);
+            }
+            if (wanting && reader.heldSegments() == 0) {
+                starved(reader, all.size());
+            } else {
+                starvedSince.remove(reader);
             }
         } catch (Throwable t) {
             fail(reader, t);
+        }
+    }
+
+    /**
+     * {@code reader} wants data, holds no segment and found none free or to take back: it waits at most the
+     * read-memory timeout from the first time, then fails naming the read memory.
+     */
+    private void starved(SortMergeSubpartitionView reader, int readers) {
+        long now = System.nanoTime();
+        Long since = starvedSince.putIfAbsent(reader, now);
+        long start = since == null ? now : since;
+        long waited = now - start;
+        if (waited < readTimeoutNanos) {
+            planCheck(start + readTimeoutNanos);
+            return;
+        }
+        starvedSince.remove(reader);
+        int inUse = segmentsInUse();
+        reader.fail(new ShuffleException(reader + " waited " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms for a "
+                + "segment of the read memory of " + name + ", and every one of its " + inUse + " segments in use is "
+                + "held by the consumer of another of the " + readers + " readers, which has not recycled it: "
+                + "raise " + ShuffleOptions.BLOCKING_READ_MEMORY.key() + ", " + describeBudget() + ", to at least "
+                + "a segment per concurrent reader, or " + ShuffleOptions.BLOCKING_READ_MEMORY_TIMEOUT.key()
+                + " (" + TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos) + " ms) when consumers pause for long"));
+    }
+
+    /** The thread looks again by itself at {@code atNanos}, or earlier when something else asks for it. */
+    private void planCheck(long atNanos) {
+        if (!checkPlanned || atNanos - checkAtNanos < 0) {
+            checkPlanned = true;
+            checkAtNanos = atNanos;
         }
     }
 
@@ -421,10 +491,7 @@ public final class BlockingReadScheduler implements AutoCloseable {
         }
         long staleAt = stalest.lastActivityNanos() + STALE_NANOS;
         if (System.nanoTime() - staleAt < 0) {
-            if (!staleCheckPlanned || staleAt - staleCheckAtNanos < 0) {
-                staleCheckPlanned = true;
-                staleCheckAtNanos = staleAt;
-            }
+            planCheck(staleAt);
             return false;
         }
         return stalest.giveBack(Integer.MAX_VALUE, true) > 0;

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -121,6 +122,42 @@ class BlockingReadSchedulerTest {
         }
         assertEquals(0, reads.segmentsInUse(), "read segments in use after the readers left");
         releaseAndClose(reads, idle, active);
+    }
+
+    /**
+     * Every segment of the budget is with a consumer that took its buffers and stopped reading: nothing can be taken
+     * back, so another reader, which holds nothing, waits at most the read-memory timeout and then fails naming the
+     * read memory and the timeout, instead of waiting for ever. The stopped consumer reads everything afterwards.
+     */
+    @Test
+    void everySegmentWithAConsumerThatStopped_anotherReaderFailsAfterTheTimeout_namingTheReadMemory()
+            throws Exception {
+        BlockingReadScheduler reads = new BlockingReadScheduler("held", BUDGET, SEGMENT, new BufferCompressor(),
+                Duration.ofMillis(200), MemorySegment::allocateOffHeap);
+        SortMergeResultPartition stopped = finishedPartition(reads, 1);
+        SortMergeResultPartition waiting = finishedPartition(reads, 2);
+        ResultSubpartitionView stoppedView = reader(stopped);
+        List<Buffer> held = take(stoppedView, BUDGET);
+
+        ResultSubpartitionView waitingView = reader(waiting);
+
+        Await.until(waitingView::isReleased, "the waiting reader fails once the timeout has passed");
+        ShuffleException failure = assertInstanceOf(ShuffleException.class, waitingView.getFailureCause());
+        String message = failure.getMessage();
+        assertTrue(message.contains(waiting.partitionId().toString()), message);
+        assertTrue(message.contains("raise shuffle.blocking.read-memory, " + BUDGET + " segments of " + SEGMENT
+                + " bytes"), message);
+        assertTrue(message.contains("shuffle.blocking.read-memory-timeout (200 ms)"), message);
+        waitingView.releaseAllResources();
+        ByteArrayOutputStream framed = new ByteArrayOutputStream();
+        for (Buffer buffer : held) {
+            framed.writeBytes(TestRecords.bytesOf(buffer.getNioBufferReadable()));
+            buffer.recycleBuffer();
+        }
+        framed.writeBytes(readToTheEnd(stoppedView));
+        assertEveryRecord(1, framed.toByteArray(), "the reader whose consumer stopped, read on afterwards");
+        stoppedView.releaseAllResources();
+        releaseAndClose(reads, stopped, waiting);
     }
 
     /**
@@ -260,6 +297,21 @@ class BlockingReadSchedulerTest {
                 buffer.recycleBuffer();
             }
         }
+    }
+
+    /** Takes {@code count} data buffers from {@code view}, as a consumer that keeps them does. */
+    private static List<Buffer> take(ResultSubpartitionView view, int count) {
+        List<Buffer> taken = new ArrayList<>();
+        while (taken.size() < count) {
+            Await.until(() -> view.isAvailable(1) || view.isReleased(), "a buffer to take");
+            BufferAndBacklog next = view.getNextBuffer();
+            if (next != null && next.buffer().isBuffer()) {
+                taken.add(next.buffer());
+            } else if (next != null) {
+                fail("an event before " + count + " data buffers: " + next.buffer());
+            }
+        }
+        return taken;
     }
 
     private static void assertEveryRecord(int stream, byte[] framed, String reader) {
