@@ -22,6 +22,7 @@ import io.sluice.tests.support.Wiring;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -31,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -69,9 +71,14 @@ public final class ChaosRun {
     private final int[] ports;
     /** The faults that had hit when every task ended or the deadline passed (closes after it may fire more). */
     private Set<Fault> fired = Set.of();
+    /** Producers whose partitions the run released because every consumer had ended and one had failed; run thread. */
+    private final Set<Integer> orphaned = new HashSet<>();
 
-    /** A task's thread and what it stands for: one or more producers, or one consumer. */
-    private record Task(TaskThread thread, boolean producer, int index, LongSupplier count) {
+    /**
+     * A task's thread and what it stands for: one or more producers (the indices of the partitions it writes, the
+     * first being {@code index}), or one consumer (no partitions).
+     */
+    private record Task(TaskThread thread, boolean producer, int index, int[] partitions, LongSupplier count) {
     }
 
     /** @param seed the seed whose scenario to run */
@@ -185,7 +192,7 @@ public final class ChaosRun {
                     then.add(new Task(new TaskThread(name, scenario.seed(), () -> {
                         producer.run();
                         return null;
-                    }), true, mine[0], producer::emitted));
+                    }), true, mine[0], mine, producer::emitted));
                 }
             }
         } else {
@@ -194,7 +201,7 @@ public final class ChaosRun {
                 Task task = new Task(new TaskThread("producer " + p, scenario.seed(), () -> {
                     producer.run();
                     return null;
-                }), true, p, producer::emitted);
+                }), true, p, new int[] {p}, producer::emitted);
                 (scenario.blocking(p) ? finishFirst : then).add(task);
             }
         }
@@ -214,17 +221,17 @@ public final class ChaosRun {
             then.add(new Task(new TaskThread("consumer " + c, scenario.seed(), () -> {
                 consumer.run();
                 return null;
-            }), false, c, consumer::read));
+            }), false, c, new int[0], consumer::read));
         }
         long deadline = System.nanoTime() + TASK_DEADLINE.toNanos();
         List<Task> tasks = new ArrayList<>(finishFirst);
         tasks.addAll(then);
         List<Task> stuck = new ArrayList<>();
         if (!finishFirst.isEmpty()) {
-            startAndAwait(finishFirst, deadline, stuck);
+            startAndAwait(finishFirst, deadline, stuck, writers);
             damageAtRest(actions, writers);
         }
-        startAndAwait(then, deadline, stuck);
+        startAndAwait(then, deadline, stuck, writers);
         fired = actions.firedFaults();
         for (Task task : stuck) {
             problems.add(task.thread().name() + " was still running " + TASK_DEADLINE.toSeconds()
@@ -259,15 +266,51 @@ public final class ChaosRun {
         return mine;
     }
 
-    private static void startAndAwait(List<Task> tasks, long deadline, List<Task> stuck) throws InterruptedException {
+    /**
+     * Starts the tasks and waits for them until the deadline, consumers first. Once every consumer has ended and one
+     * of them failed, a producer still running may wait for ever for a consumer that will never read (it failed
+     * before it asked for the partition): its partitions are released, as an engine cancels the producers of a
+     * failed region, and its failure is put down to that.
+     */
+    private void startAndAwait(List<Task> tasks, long deadline, List<Task> stuck, List<ResultPartitionWriter> writers)
+            throws InterruptedException {
         for (Task task : tasks) {
             task.thread().start();
         }
+        boolean consumersEnded = true;
+        boolean consumerFailed = false;
         for (Task task : tasks) {
+            if (task.producer()) {
+                continue;
+            }
+            if (!task.thread().awaitUntil(deadline)) {
+                stuck.add(task);
+                consumersEnded = false;
+            } else if (task.thread().error() != null) {
+                consumerFailed = true;
+            }
+        }
+        for (Task task : tasks) {
+            if (!task.producer()) {
+                continue;
+            }
+            if (consumersEnded && consumerFailed && !task.thread().ended()) {
+                releaseOrphaned(task, writers);
+            }
             if (!task.thread().awaitUntil(deadline)) {
                 stuck.add(task);
             }
         }
+    }
+
+    /** Releases the partitions of a producer task that nobody will read any more, as an engine's failover does. */
+    private void releaseOrphaned(Task task, List<ResultPartitionWriter> writers) {
+        for (int p : task.partitions()) {
+            orphaned.add(p);
+            ShuffleEnvironment env = environments.get(scenario.producerEnvironment()[p]);
+            env.releasePartitionsLocally(List.of(writers.get(p).partitionId()));
+        }
+        notes.add(task.thread().name() + ": partitions released after every consumer ended and one failed");
     }
 
     /**
@@ -303,6 +346,9 @@ public final class ChaosRun {
     private static Path findFile(Path dir, String name) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             return files.filter(file -> file.getFileName().toString().equals(name)).findFirst().orElse(null);
+        } catch (UncheckedIOException e) {
+            // The walk met a file deleted under it (the environment closing): the same as missing from the start.
+            throw e.getCause();
         }
     }
 
@@ -311,7 +357,7 @@ public final class ChaosRun {
         for (ResultPartitionWriter writer : writers) {
             partitionIds.add(writer.partitionId());
         }
-        ExpectedFailures expected = new ExpectedFailures(scenario, fired, partitionIds);
+        ExpectedFailures expected = new ExpectedFailures(scenario, fired, partitionIds, Set.copyOf(orphaned));
         for (Task task : tasks) {
             TaskThread thread = task.thread();
             Throwable error = thread.error();

@@ -74,6 +74,8 @@ public record ChaosScenario(long seed, String transport, int environments, int s
     private static final String[] ZERO_COPY = {"auto", "always", "never"};
     /** Read memory in segments: tiny budgets make readers compete; 0 is the default (32m). */
     private static final int[] READ_BUFFERS = {0, 1, 2, 3, 4, 8, 16};
+    /** How long a blocking reader waits for read segments held by stopped consumers: well inside the run's deadline. */
+    private static final Duration READ_MEMORY_TIMEOUT = Duration.ofSeconds(2);
 
     /**
      * @param seed any long
@@ -308,7 +310,10 @@ public record ChaosScenario(long seed, String transport, int environments, int s
             config = config.with(ShuffleOptions.COMPRESSION_CODEC, codec)
                     .with(ShuffleOptions.BLOCKING_ZERO_COPY, zeroCopy)
                     .with(ShuffleOptions.PARTITION_REQUEST_INITIAL_BACKOFF, Duration.ofMillis(10))
-                    .with(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF, Duration.ofMillis(160));
+                    .with(ShuffleOptions.PARTITION_REQUEST_MAX_BACKOFF, Duration.ofMillis(160))
+                    // A reader starved by a stalled consumer that holds every read segment fails within the run's
+                    // deadline; a consumer that reads recycles its segments long before.
+                    .with(ShuffleOptions.BLOCKING_READ_MEMORY_TIMEOUT, READ_MEMORY_TIMEOUT);
             if (readBuffers > 0) {
                 config = config.with(ShuffleOptions.BLOCKING_READ_MEMORY, (long) readBuffers * segmentSize);
             }

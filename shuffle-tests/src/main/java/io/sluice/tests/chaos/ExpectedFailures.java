@@ -5,6 +5,7 @@ import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.ShuffleException;
+import io.sluice.api.ShuffleOptions;
 import io.sluice.api.TransportException;
 
 import java.util.List;
@@ -24,6 +25,9 @@ import java.util.Set;
  *       closed when it may go on; or, for a consumer that creates its gate after its environment closed, the
  *       {@link IllegalStateException} "environment ... is closed";</li>
  *   <li>the producer's own environment closed: a {@link ShuffleException} from the writer;</li>
+ *   <li>every consumer ended and one failed while the producer still ran (it waits for a reader that will never
+ *       come): the run releases its partition, as an engine cancels a failed region, and the writer throws a
+ *       {@link ShuffleException};</li>
  *   <li>a blocking partition's files damaged between its finish and its read: a {@link CorruptDataException}
  *       (a failed checksum, a span past the end of the data file, a count that does not add up) whose message
  *       names the partition, and nothing else; the consumer must never get a wrong record or a short stream
@@ -31,24 +35,35 @@ import java.util.Set;
  *   <li>files that make the blocking I/O thread of the producer's environment fail: a {@link ShuffleException} for
  *       any reader of that environment's blocking partitions, naming the cause (the thread's {@link OutOfMemoryError}) or the
  *       partition (when a checksum refuses the forged index entry first).</li>
+ *   <li>a stalled reader holds every read segment of its producers' environment (a read memory smaller than the
+ *       readers): a consumer with a reader that waited out {@code shuffle.blocking.read-memory-timeout} (another
+ *       consumer, or the stalled one's own other channels) fails with a {@link ShuffleException} naming that
+ *       option.</li>
  * </ul>
  * Stateless apart from its inputs; any thread.
  */
 final class ExpectedFailures {
 
+    /** What names a reader that waited out the read-memory timeout for segments the stalled consumer holds. */
+    private static final String READ_MEMORY_TIMEOUT = ShuffleOptions.BLOCKING_READ_MEMORY_TIMEOUT.key();
+
     private final ChaosScenario scenario;
     private final Set<Fault> fired;
     private final List<ResultPartitionId> partitions;
+    private final Set<Integer> orphaned;
 
     /**
      * @param scenario   the run's scenario
      * @param fired      the faults that hit
      * @param partitions each producer's partition, by producer index
+     * @param orphaned   producers whose partitions the run released once every consumer had ended, one failed
      */
-    ExpectedFailures(ChaosScenario scenario, Set<Fault> fired, List<ResultPartitionId> partitions) {
+    ExpectedFailures(ChaosScenario scenario, Set<Fault> fired, List<ResultPartitionId> partitions,
+                     Set<Integer> orphaned) {
         this.scenario = scenario;
         this.fired = fired;
         this.partitions = partitions;
+        this.orphaned = orphaned;
     }
 
     /** @return why consumer {@code c} may fail with {@code error}, or null when nothing that hit explains it */
@@ -85,6 +100,9 @@ final class ExpectedFailures {
                     if (fault.actor() == c && fault.concurrent() && closedGateError(error)) {
                         return fault.toString();
                     }
+                    if (error instanceof ShuffleException && mentions(error, READ_MEMORY_TIMEOUT)) {
+                        return fault.toString();
+                    }
                 }
                 case CORRUPT_DATA_BIT, CORRUPT_INDEX_ENTRY, TRUNCATE_DATA, CORRUPT_COMPRESSED_BLOCK -> {
                     if (error instanceof CorruptDataException
@@ -107,6 +125,9 @@ final class ExpectedFailures {
 
     /** @return why producer {@code p} may fail with {@code error}, or null when nothing that hit explains it */
     String producerExplanation(int p, Throwable error) {
+        if (orphaned.contains(p) && error instanceof ShuffleException) {
+            return "its partition was released after every consumer had ended and one had failed";
+        }
         int env = scenario.producerEnvironment()[p];
         for (Fault fault : fired) {
             boolean environmentClose = fault.kind() == FaultKind.PRODUCER_ENVIRONMENT_CLOSE
