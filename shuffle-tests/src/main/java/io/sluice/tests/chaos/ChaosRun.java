@@ -57,6 +57,11 @@ public final class ChaosRun {
 
     /** A task still running this long after the start is stuck: a seed normally takes a fraction of a second. */
     public static final Duration TASK_DEADLINE = Duration.ofSeconds(30);
+    /**
+     * The same for a large gate's job: its thousands of channels, each buffer traced by Netty's paranoid leak
+     * detection, take several seconds on an idle machine and many times that beside other work.
+     */
+    public static final Duration LARGE_GATE_DEADLINE = Duration.ofSeconds(120);
     /** How long an environment may take, after its close, to get back the segments still travelling. */
     private static final Duration MEMORY_RETURN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -223,7 +228,8 @@ public final class ChaosRun {
                 return null;
             }), false, c, new int[0], consumer::read));
         }
-        long deadline = System.nanoTime() + TASK_DEADLINE.toNanos();
+        Duration allowed = scenario.largeGate() ? LARGE_GATE_DEADLINE : TASK_DEADLINE;
+        long deadline = System.nanoTime() + allowed.toNanos();
         List<Task> tasks = new ArrayList<>(finishFirst);
         tasks.addAll(then);
         List<Task> stuck = new ArrayList<>();
@@ -234,7 +240,7 @@ public final class ChaosRun {
         startAndAwait(then, deadline, stuck, writers);
         fired = actions.firedFaults();
         for (Task task : stuck) {
-            problems.add(task.thread().name() + " was still running " + TASK_DEADLINE.toSeconds()
+            problems.add(task.thread().name() + " was still running " + allowed.toSeconds()
                     + " s after the start: " + task.thread().stack());
         }
         if (!stuck.isEmpty()) {
