@@ -35,6 +35,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
@@ -62,6 +63,12 @@ public final class ChaosRun {
      * detection, take several seconds on an idle machine and many times that beside other work.
      */
     public static final Duration LARGE_GATE_DEADLINE = Duration.ofSeconds(120);
+    /**
+     * How long the tasks still running may make no progress, once a consumer has failed, before the run fails over:
+     * far longer than a running job pauses between records, far shorter than the deadline.
+     */
+    private static final Duration FAILOVER_AFTER = Duration.ofSeconds(3);
+    private static final long PROGRESS_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long an environment may take, after its close, to get back the segments still travelling. */
     private static final Duration MEMORY_RETURN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -76,7 +83,7 @@ public final class ChaosRun {
     private final int[] ports;
     /** The faults that had hit when every task ended or the deadline passed (closes after it may fire more). */
     private Set<Fault> fired = Set.of();
-    /** Producers whose partitions the run released because every consumer had ended and one had failed; run thread. */
+    /** Producers whose partitions the run's failover released (see {@link #startAndAwait}); run thread. */
     private final Set<Integer> orphaned = new HashSet<>();
 
     /**
@@ -273,40 +280,83 @@ public final class ChaosRun {
     }
 
     /**
-     * Starts the tasks and waits for them until the deadline, consumers first. Once every consumer has ended and one
-     * of them failed, a producer still running may wait for ever for a consumer that will never read (it failed
-     * before it asked for the partition): its partitions are released, as an engine cancels the producers of a
-     * failed region, and its failure is put down to that.
+     * Starts the tasks and waits for them until the deadline, failing over as an engine would: once a consumer has
+     * failed, a pipelined producer may wait for ever for a reader that will never come (a consumer that failed before
+     * it asked for its subpartition), and consumers still reading wait for that producer. So when a consumer has
+     * failed and either every consumer has ended or no task made progress (records emitted or read, tasks ended)
+     * for {@link #FAILOVER_AFTER}, the partitions of the producers still running are released, as an engine cancels
+     * the producers of a failed region; their failures, and those of consumers that read those partitions, are put
+     * down to that.
      */
     private void startAndAwait(List<Task> tasks, long deadline, List<Task> stuck, List<ResultPartitionWriter> writers)
             throws InterruptedException {
         for (Task task : tasks) {
             task.thread().start();
         }
-        boolean consumersEnded = true;
-        boolean consumerFailed = false;
-        for (Task task : tasks) {
-            if (task.producer()) {
-                continue;
+        long progress = -1;
+        long quietSince = System.nanoTime();
+        boolean failedOver = false;
+        Task running = firstRunning(tasks);
+        while (running != null && System.nanoTime() - deadline < 0) {
+            running.thread().awaitUntil(Math.min(deadline, System.nanoTime() + PROGRESS_CHECK_NANOS));
+            long now = System.nanoTime();
+            long done = progress(tasks);
+            if (done != progress) {
+                progress = done;
+                quietSince = now;
             }
-            if (!task.thread().awaitUntil(deadline)) {
-                stuck.add(task);
-                consumersEnded = false;
-            } else if (task.thread().error() != null) {
-                consumerFailed = true;
+            if (!failedOver && consumerFailed(tasks)
+                    && (consumersEnded(tasks) || now - quietSince >= FAILOVER_AFTER.toNanos())) {
+                failedOver = true;
+                for (Task task : tasks) {
+                    if (task.producer() && !task.thread().ended()) {
+                        releaseOrphaned(task, writers);
+                    }
+                }
             }
+            running = firstRunning(tasks);
         }
         for (Task task : tasks) {
-            if (!task.producer()) {
-                continue;
-            }
-            if (consumersEnded && consumerFailed && !task.thread().ended()) {
-                releaseOrphaned(task, writers);
-            }
-            if (!task.thread().awaitUntil(deadline)) {
+            if (!task.thread().ended()) {
                 stuck.add(task);
             }
         }
+    }
+
+    private static Task firstRunning(List<Task> tasks) {
+        for (Task task : tasks) {
+            if (!task.thread().ended()) {
+                return task;
+            }
+        }
+        return null;
+    }
+
+    /** Records emitted and read so far, plus the tasks that ended: it changes while the job makes progress. */
+    private static long progress(List<Task> tasks) {
+        long sum = 0;
+        for (Task task : tasks) {
+            sum += task.count().getAsLong() + (task.thread().ended() ? 1 : 0);
+        }
+        return sum;
+    }
+
+    private static boolean consumerFailed(List<Task> tasks) {
+        for (Task task : tasks) {
+            if (!task.producer() && task.thread().ended() && task.thread().error() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean consumersEnded(List<Task> tasks) {
+        for (Task task : tasks) {
+            if (!task.producer() && !task.thread().ended()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Releases the partitions of a producer task that nobody will read any more, as an engine's failover does. */
@@ -316,7 +366,7 @@ public final class ChaosRun {
             ShuffleEnvironment env = environments.get(scenario.producerEnvironment()[p]);
             env.releasePartitionsLocally(List.of(writers.get(p).partitionId()));
         }
-        notes.add(task.thread().name() + ": partitions released after every consumer ended and one failed");
+        notes.add(task.thread().name() + ": partitions released by the run's failover after a consumer failed");
     }
 
     /**

@@ -25,9 +25,10 @@ import java.util.Set;
  *       closed when it may go on; or, for a consumer that creates its gate after its environment closed, the
  *       {@link IllegalStateException} "environment ... is closed";</li>
  *   <li>the producer's own environment closed: a {@link ShuffleException} from the writer;</li>
- *   <li>every consumer ended and one failed while the producer still ran (it waits for a reader that will never
- *       come): the run releases its partition, as an engine cancels a failed region, and the writer throws a
- *       {@link ShuffleException};</li>
+ *   <li>a consumer failed, and then every consumer ended or the job stopped making progress, while the producer
+ *       still ran (it may wait for a reader that will never come): the run releases its partition, as an engine
+ *       cancels a failed region; the writer throws a {@link ShuffleException}, and so may a consumer still reading
+ *       that partition, naming it;</li>
  *   <li>a blocking partition's files damaged between its finish and its read: a {@link CorruptDataException}
  *       (a failed checksum, a span past the end of the data file, a count that does not add up) whose message
  *       names the partition, and nothing else; the consumer must never get a wrong record or a short stream
@@ -56,7 +57,7 @@ final class ExpectedFailures {
      * @param scenario   the run's scenario
      * @param fired      the faults that hit
      * @param partitions each producer's partition, by producer index
-     * @param orphaned   producers whose partitions the run released once every consumer had ended, one failed
+     * @param orphaned   producers whose partitions the run's failover released
      */
     ExpectedFailures(ChaosScenario scenario, Set<Fault> fired, List<ResultPartitionId> partitions,
                      Set<Integer> orphaned) {
@@ -68,6 +69,11 @@ final class ExpectedFailures {
 
     /** @return why consumer {@code c} may fail with {@code error}, or null when nothing that hit explains it */
     String consumerExplanation(int c, Throwable error) {
+        for (int p : orphaned) {
+            if (error instanceof ShuffleException && mentions(error, partitions.get(p).toString())) {
+                return "producer " + p + "'s partition was released by the run's failover after a consumer failed";
+            }
+        }
         int env = scenario.consumerEnvironment()[c];
         for (Fault fault : fired) {
             switch (fault.kind()) {
@@ -126,7 +132,7 @@ final class ExpectedFailures {
     /** @return why producer {@code p} may fail with {@code error}, or null when nothing that hit explains it */
     String producerExplanation(int p, Throwable error) {
         if (orphaned.contains(p) && error instanceof ShuffleException) {
-            return "its partition was released after every consumer had ended and one had failed";
+            return "its partition was released by the run's failover after a consumer failed";
         }
         int env = scenario.producerEnvironment()[p];
         for (Fault fault : fired) {
