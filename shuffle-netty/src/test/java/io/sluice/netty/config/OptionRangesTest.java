@@ -54,6 +54,25 @@ class OptionRangesTest {
 
     @ParameterizedTest(name = "{0} = {1}")
     @CsvSource(delimiter = '|', value = {
+        // A buffer smaller than this is mostly frame and buffer overhead; producers raise smaller sizes to it.
+        "shuffle.debloat.min-buffer-size      | 32     | must be between 64 and 64m",
+        "shuffle.debloat.min-buffer-size      | 128m   | must be between 64 and 64m",
+        "shuffle.debloat.threshold-percentage | 101    | must be between 0 and 100",
+        "shuffle.debloat.threshold-percentage | -1     | must be between 0 and 100",
+        "shuffle.debloat.samples              | 0      | must be between 1 and 10000",
+        "shuffle.debloat.samples              | 10001  | must be between 1 and 10000",
+        "shuffle.debloat.target               | 0      | must be between 1ms and 24h",
+        "shuffle.debloat.period               | 2d     | must be 0 or between 1ms and 24h",
+    })
+    void debloatingValueOutOfRange_isRefusedAtCreation_namingOptionValueAndRange(String key, String value,
+                                                                                 String range) {
+        String message = creationFailure(ShuffleConfig.empty().with(key, value));
+
+        assertTrue(message.contains(key + ": invalid value '" + value + "'; " + range), message);
+    }
+
+    @ParameterizedTest(name = "{0} = {1}")
+    @CsvSource(delimiter = '|', value = {
         "shuffle.buffers-per-channel       | 60000 | shuffle.buffers-per-channel: invalid value '60000'; one remote "
                 + "channel's exclusive buffers and the gate's floating buffers (shuffle.floating-buffers-per-gate = 8) "
                 + "must fit the environment's 2048 segments (shuffle.memory.total = 64m in segments of "
