@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 
 /**
  * What a {@link RemoteInputChannel} needs of the connection to its producer: send its partition request, its
- * credit, its task events, its resume-consumption and its buffer size, and let go of the connection. The transport implements it
- * (one shared, counted connection per {@link ConnectionId}); the gate package never sees Netty.
+ * credit, its task events, its resume-consumption and its buffer size, and let go of the connection. The transport
+ * implements it (one shared, counted connection per {@link ConnectionId}); the gate package never sees Netty.
  *
  * <p>Any thread; an implementation hands every message to its connection's event loop and never blocks.
  */

@@ -505,8 +505,15 @@ public final class SingleInputGate implements InputGate {
                 idle = idleNanos + (idleSince == 0 ? 0 : Math.max(0, now - idleSince));
             }
             int buffersInUse = 0;
-            for (InputChannel channel : channels) {
-                buffersInUse += channel.buffersInUse();
+            try {
+                for (InputChannel channel : channels) {
+                    buffersInUse += channel.buffersInUse();
+                }
+            } catch (RuntimeException e) {
+                // A bug of a channel: this sample is skipped, the engine's thread that triggered it is not failed.
+                LOG.warn("Gate of {} skips a buffer size calculation: a channel failed to report its buffers",
+                        ownerName, e);
+                return;
             }
             int size = debloater.recalculate(now, counters.bytesIn(), idle, buffersInUse);
             if (size == BufferDebloater.NO_CHANGE) {

@@ -14,11 +14,11 @@ import io.netty.buffer.ByteBuf;
  * debloating), {@link ReleasePartitions} (from a shuffle master). Server to client: {@link BufferResponse}, {@link StoredBuffersResponse} (a run of a blocking
  * partition's buffers from its file), {@link ErrorResponse}. Both directions: {@link Heartbeat}. The value messages are records (equality by their
  * fields); {@link BufferResponse} is a class because it owns a buffer reference. Messages with the same body share
- * its code: {@link EmptyBodyMessage} (no body) and {@link ReceiverOnlyMessage} (the receiver id alone). Sealed: the
- * protocol has exactly these messages.
+ * its code: {@link EmptyBodyMessage} (no body), {@link ReceiverOnlyMessage} (the receiver id alone) and
+ * {@link ReceiverValueMessage} (an int, then the receiver id). Sealed: the protocol has exactly these messages.
  */
-public sealed interface NettyMessage permits PartitionRequest, AddCredit, ReceiverOnlyMessage, EmptyBodyMessage,
-        TaskEventRequest, ReleasePartitions, NewBufferSize, CountedResponse, ErrorResponse {
+public sealed interface NettyMessage permits PartitionRequest, ReceiverValueMessage, ReceiverOnlyMessage,
+        EmptyBodyMessage, TaskEventRequest, ReleasePartitions, CountedResponse, ErrorResponse {
 
     /** @return the message id written into the frame header */
     byte id();

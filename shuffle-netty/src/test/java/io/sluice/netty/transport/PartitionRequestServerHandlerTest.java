@@ -132,7 +132,8 @@ class PartitionRequestServerHandlerTest {
             connection.runPendingTasks();
 
             List<ServerConnection.Sent> sent = connection.writtenBuffers();
-            assertEquals(List.of(0, 1), sequenceNumbers(sent), "buffers of 200 bytes, one per credit; no error for the unknown receiver");
+            assertEquals(List.of(0, 1), sequenceNumbers(sent),
+                    "buffers of 200 bytes, one per credit; no error for the unknown receiver");
             assertEquals(200, sent.get(0).payload().length);
             assertEquals(200, sent.get(1).payload().length);
             connection.close();
