@@ -11,9 +11,10 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Client to server: {@link PartitionRequest}, {@link AddCredit}, {@link CancelPartitionRequest},
  * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}, {@link NewBufferSize} (buffer
- * debloating), {@link ReleasePartitions} (from a shuffle master). Server to client: {@link BufferResponse}, {@link StoredBuffersResponse} (a run of a blocking
- * partition's buffers from its file), {@link ErrorResponse}. Both directions: {@link Heartbeat}. The value messages are records (equality by their
- * fields); {@link BufferResponse} is a class because it owns a buffer reference. Messages with the same body share
+ * debloating), {@link ReleasePartitions} (from a shuffle master). Server to client: {@link BufferResponse},
+ * {@link StoredBuffersResponse} (a run of a blocking partition's buffers from its file), {@link ErrorResponse}. Both
+ * directions: {@link Heartbeat}. The value messages are records (equality by their fields); {@link BufferResponse}
+ * is a class because it owns a buffer reference. Messages with the same body share
  * its code: {@link EmptyBodyMessage} (no body), {@link ReceiverOnlyMessage} (the receiver id alone) and
  * {@link ReceiverValueMessage} (an int, then the receiver id). Sealed: the protocol has exactly these messages.
  */

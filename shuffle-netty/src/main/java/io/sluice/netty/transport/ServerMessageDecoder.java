@@ -10,8 +10,9 @@ import java.util.function.Function;
 /**
  * Decodes the frames a client sends to the server into {@link PartitionRequest}, {@link AddCredit},
  * {@link CancelPartitionRequest}, {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption},
- * {@link NewBufferSize}, {@link Heartbeat} and {@link ReleasePartitions}. These messages are small, so a frame is accumulated whole (at most {@code maxFrameLength} bytes,
- * see {@link #maxClientFrameLength()}) and parsed from Netty's cumulation buffer.
+ * {@link NewBufferSize}, {@link Heartbeat} and {@link ReleasePartitions}. These messages are small, so a frame is
+ * accumulated whole (at most {@code maxFrameLength} bytes, see {@link #maxClientFrameLength()}) and parsed from
+ * Netty's cumulation buffer.
  *
  * <p>A frame that breaks the protocol (see {@link Frame}, plus message ids the server does not accept, and bodies
  * that do not match their length) raises {@link CorruptFrameException} as soon as its header has arrived; from then
