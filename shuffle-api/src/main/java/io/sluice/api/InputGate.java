@@ -162,6 +162,35 @@ public interface InputGate extends AutoCloseable {
         return "channel " + channelIndex;
     }
 
+    /**
+     * Buffer debloating: measures the gate's throughput since the previous call (bytes taken per second, leaving out
+     * the time the consumer found the gate empty), derives the buffer size that keeps {@code shuffle.debloat.target}
+     * of data in flight (throughput x target / buffers in flight, within {@code shuffle.debloat.min-buffer-size}
+     * and the segment size, averaged over {@code shuffle.debloat.samples} calls), and, when it differs enough from
+     * the size announced last ({@code shuffle.debloat.threshold-percentage}), announces it to the producer of every
+     * channel, which cuts its next buffers at that size. For an engine that drives debloating itself
+     * ({@code shuffle.debloat.period = 0}), about every 200 ms; the environment calls it on its own timer otherwise.
+     * Does nothing when {@code shuffle.debloat.enabled} is false, before {@link #setup()}, and after
+     * {@link #close()}. Never blocks on the data path and never throws. Any thread.
+     *
+     * <p>An addition to the original interface; the default does nothing.
+     */
+    default void triggerDebloating() {
+    }
+
+    /**
+     * The buffer size this gate announced to its producers last (see {@link #triggerDebloating()}), in bytes; 0 while
+     * it has announced none (debloating off, or no data measured yet), when its producers cut whole segments. Any
+     * thread.
+     *
+     * <p>An addition to the original interface; the default returns 0.
+     *
+     * @return the announced buffer size, or 0
+     */
+    default int debloatedBufferSize() {
+        return 0;
+    }
+
     /** Cancels the requests and returns every buffer; idempotent. */
     @Override
     void close();

@@ -49,6 +49,13 @@ public final class ShuffleOptions {
     static final Duration MAX_SPIN_WAIT = Duration.ofMillis(10);
     /** Largest TCP port. */
     private static final int MAX_PORT = 65535;
+    /**
+     * Smallest buffer debloating may cut: a producer raises any smaller size a consumer announces to it, since below
+     * it the frame and buffer overhead outweighs the bytes.
+     */
+    static final long MIN_DEBLOATED_BUFFER_SIZE = 64;
+    /** Most samples the buffer size average may span: at the default period that is over half an hour. */
+    static final int MAX_DEBLOAT_SAMPLES = 10_000;
 
     /**
      * Class name of the {@link ShuffleServiceFactory} that {@link ShuffleServiceLoader} returns. Range: not blank;
@@ -343,6 +350,64 @@ public final class ShuffleOptions {
             "shuffle.compression.codec", "none",
             "Compression of data buffers on the wire and on disk: none or lz4; both ends of a connection must agree.",
             ConfigValueType.STRING, ConfigValueRule.oneOf(List.of("none", "lz4")));
+
+    /**
+     * Whether consumers' gates size the buffers their producers cut from their throughput (buffer debloating), so
+     * that about {@link #DEBLOAT_TARGET} of data is in flight towards each gate. Range: true or false.
+     */
+    public static final ConfigOption<Boolean> DEBLOAT_ENABLED = new ConfigOption<>(
+            "shuffle.debloat.enabled", false,
+            "Buffer debloating: each input gate measures its throughput and announces to its producers the buffer "
+                    + "size that keeps shuffle.debloat.target of data in flight towards it; the producers cut their "
+                    + "next buffers at that size (pipelined partitions). Less data in flight under backpressure, for "
+                    + "faster aligned checkpoints; memory use is unchanged (a buffer still takes a segment).",
+            ConfigValueType.BOOLEAN, ConfigValueRule.any());
+
+    /** How long the data in flight towards a gate should take it to consume, with debloating. Range: 1 ms to 1 day. */
+    public static final ConfigOption<Duration> DEBLOAT_TARGET = new ConfigOption<>(
+            "shuffle.debloat.target", Duration.ofSeconds(1),
+            "With buffer debloating, the time the buffers in flight towards a gate should take it to consume at its "
+                    + "measured throughput: buffer size = throughput x target / buffers in flight.",
+            ConfigValueType.DURATION, ConfigValueRule.durationBetween(MIN_TIMEOUT, MAX_DURATION));
+
+    /**
+     * How often the environment recalculates and announces each gate's buffer size; 0 when the engine does, through
+     * {@link InputGate#triggerDebloating()}. Range: 0, or 1 ms to 1 day.
+     */
+    public static final ConfigOption<Duration> DEBLOAT_PERIOD = new ConfigOption<>(
+            "shuffle.debloat.period", Duration.ofMillis(200),
+            "With buffer debloating, how often the environment's timer recalculates each gate's buffer size; 0 = "
+                    + "never: the engine calls InputGate.triggerDebloating() itself (as Flink does).",
+            ConfigValueType.DURATION, ConfigValueRule.zeroOrDurationBetween(MIN_TIMEOUT, MAX_DURATION));
+
+    /**
+     * Smallest buffer size a gate announces with debloating; a value above the segment size means a segment.
+     * Range: 64 bytes to 64m.
+     */
+    public static final ConfigOption<Long> DEBLOAT_MIN_BUFFER_SIZE = new ConfigOption<>(
+            "shuffle.debloat.min-buffer-size", 256L,
+            "With buffer debloating, the smallest buffer size a gate announces (the largest is the segment size).",
+            ConfigValueType.BYTES, ConfigValueRule.bytesBetween(MIN_DEBLOATED_BUFFER_SIZE, MAX_SEGMENT_SIZE));
+
+    /**
+     * With debloating, how much a recalculated buffer size must differ from the one last announced, in percent of
+     * it, to be announced; sizes at the minimum or the segment size always are. Range: 0 to 100.
+     */
+    public static final ConfigOption<Integer> DEBLOAT_THRESHOLD_PERCENTAGE = new ConfigOption<>(
+            "shuffle.debloat.threshold-percentage", 25,
+            "With buffer debloating, a new buffer size is announced only when it differs from the last one announced "
+                    + "by at least this percentage of it (or reaches the minimum or the segment size).",
+            ConfigValueType.INT, ConfigValueRule.between(0, 100));
+
+    /**
+     * With debloating, the number of recalculations the buffer size is averaged over (an exponential moving average
+     * of weight 2 / (samples + 1)). Range: 1 to 10000.
+     */
+    public static final ConfigOption<Integer> DEBLOAT_SAMPLES = new ConfigOption<>(
+            "shuffle.debloat.samples", 20,
+            "With buffer debloating, the number of recalculations the buffer size is averaged over; 1 follows the "
+                    + "latest throughput at once.",
+            ConfigValueType.INT, ConfigValueRule.between(1, MAX_DEBLOAT_SAMPLES));
 
     /** Every public constant of this class, in declaration order: an option added above cannot be left out. */
     private static final List<ConfigOption<?>> ALL = declaredOptions();

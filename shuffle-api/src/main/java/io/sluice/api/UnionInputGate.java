@@ -470,6 +470,35 @@ public final class UnionInputGate implements InputGate {
     /**
      * {@inheritDoc}
      *
+     * <p>Each gate of the union measures and announces its own buffer size, as Flink's gates do.
+     */
+    @Override
+    public void triggerDebloating() {
+        for (InputGate gate : gates) {
+            gate.triggerDebloating();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The smallest size any gate of the union announced, or 0 when none announced one.
+     */
+    @Override
+    public int debloatedBufferSize() {
+        int smallest = 0;
+        for (InputGate gate : gates) {
+            int size = gate.debloatedBufferSize();
+            if (size > 0 && (smallest == 0 || size < smallest)) {
+                smallest = size;
+            }
+        }
+        return smallest;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>The union's channel number, then what the gate that owns it says of its own channel.
      */
     @Override

@@ -36,6 +36,9 @@ final class ScriptedInputGate implements InputGate {
     private int waits; // guarded by this
     private int setupCalls; // guarded by this
     private int closeCalls; // guarded by this
+    private int debloatTriggers; // guarded by this
+    /** What debloatedBufferSize() answers. */
+    private int debloatedBufferSize; // guarded by this
     private boolean wakesOnlyThroughWakeUpFuture; // guarded by this
     /** Handed out by availableFuture() in the mode above: never completed. */
     private final CompletableFuture<Void> neverAvailable = new CompletableFuture<>();
@@ -266,6 +269,26 @@ final class ScriptedInputGate implements InputGate {
     public synchronized void resumeConsumption(int channelIndex) {
         throwUncheckedFailure();
         resumedChannels.add(channelIndex);
+    }
+
+    @Override
+    public synchronized void triggerDebloating() {
+        debloatTriggers++;
+    }
+
+    @Override
+    public synchronized int debloatedBufferSize() {
+        return debloatedBufferSize;
+    }
+
+    /** Sets what {@link #debloatedBufferSize()} answers. */
+    synchronized ScriptedInputGate announcing(int bufferSize) {
+        debloatedBufferSize = bufferSize;
+        return this;
+    }
+
+    synchronized int debloatTriggers() {
+        return debloatTriggers;
     }
 
     @Override

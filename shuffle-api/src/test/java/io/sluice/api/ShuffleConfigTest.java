@@ -142,7 +142,10 @@ class ShuffleConfigTest {
                 "shuffle.netty.heartbeat-timeout", "shuffle.tmp-dirs",
                 "shuffle.blocking.read-memory", "shuffle.blocking.read-memory-timeout", "shuffle.blocking.write-memory",
                 "shuffle.blocking.zero-copy",
-                "shuffle.blocking.checksums", "shuffle.compression.codec"), keys);
+                "shuffle.blocking.checksums", "shuffle.compression.codec",
+                "shuffle.debloat.enabled", "shuffle.debloat.target", "shuffle.debloat.period",
+                "shuffle.debloat.min-buffer-size", "shuffle.debloat.threshold-percentage", "shuffle.debloat.samples"),
+                keys);
         for (ConfigOption<?> option : ShuffleOptions.all()) {
             assertTrue(option.description().length() > 20, option.key() + " is described");
         }

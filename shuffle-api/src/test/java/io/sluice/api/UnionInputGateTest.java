@@ -484,6 +484,22 @@ class UnionInputGateTest {
         assertEveryBufferRecycledOnce(first, second);
     }
 
+    @Test
+    void triggerDebloating_triggersEveryGate_andTheSmallestAnnouncedSizeIsTheUnions() {
+        ScriptedInputGate first = new ScriptedInputGate(1).announcing(4096);
+        ScriptedInputGate second = new ScriptedInputGate(2).announcing(0);
+        ScriptedInputGate third = new ScriptedInputGate(1).announcing(1024);
+        UnionInputGate union = new UnionInputGate(List.of(first, second, third));
+
+        union.triggerDebloating();
+
+        assertEquals(List.of(1, 1, 1), List.of(first.debloatTriggers(), second.debloatTriggers(),
+                third.debloatTriggers()));
+        assertEquals(1024, union.debloatedBufferSize(), "a gate that announced nothing does not count");
+        assertEquals(0, new UnionInputGate(List.of(second)).debloatedBufferSize());
+        union.close();
+    }
+
     private static void assertEveryBufferRecycledOnce(ScriptedInputGate... gates) {
         for (ScriptedInputGate gate : gates) {
             for (TestBuffer buffer : gate.handedOut()) {

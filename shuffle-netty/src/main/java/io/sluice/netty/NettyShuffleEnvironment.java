@@ -129,6 +129,11 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                 config, partitionManager, timer, networkBufferPool, connectionManager,
                 connectionManager.metrics()::onBufferReceived, localChannels(context),
                 connectionManager::dataAddress);
+        if (config.debloat().periodic()) {
+            long periodNanos = config.debloat().period().toNanos();
+            timer.scheduleWithFixedDelay(this::triggerDebloatingOfEveryGate, periodNanos, periodNanos,
+                    TimeUnit.NANOSECONDS);
+        }
         if (context.localCommunicationOnly()) {
             // No data port for a shuffle master to send releases to: it finds this environment in the JVM.
             InProcessEnvironments.add(this);
@@ -138,6 +143,25 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                 servesTransport(context) ? config.transport() : "none (local communication only)",
                 localChannels(context) ? "" : " (" + ShuffleOptions.INPUT_LOCAL_CHANNELS.key()
                         + "=false: its own producers are read over it too)");
+    }
+
+    /**
+     * Buffer debloating driven by the environment ({@code shuffle.debloat.period} above 0): every open gate
+     * recalculates and announces its buffer size. The timer thread; a failure is logged and the next period runs.
+     */
+    private void triggerDebloatingOfEveryGate() {
+        List<SingleInputGate> open;
+        synchronized (lock) {
+            open = new ArrayList<>(gates);
+        }
+        for (SingleInputGate gate : open) {
+            try {
+                gate.triggerDebloating();
+            } catch (RuntimeException e) {
+                LOG.warn("Buffer debloating of {} failed; it is tried again in {}", gate,
+                        config.debloat().period(), e);
+            }
+        }
     }
 
     /** Whether a producer of this environment is read in-process ({@code shuffle.input.local-channels}). */
@@ -239,7 +263,7 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
             InputGateDeploymentDescriptor descriptor = descriptors.get(g);
             String gateName = descriptors.size() == 1 ? ownerName : ownerName + " (gate " + g + ")";
             SingleInputGate gate = new SingleInputGate(gateName, descriptor.inputChannels().size(), this::onGateClosed,
-                    notifications, config.inputSpinWait().toNanos());
+                    notifications, config.inputSpinWait().toNanos(), config.debloat(), config.segmentSize());
             for (int i = 0; i < descriptor.inputChannels().size(); i++) {
                 NettyShuffleDescriptor channelDescriptor = nettyDescriptor(descriptor.inputChannels().get(i));
                 gate.setChannel(channelFactory.create(gate, i, channelDescriptor.partitionId(),

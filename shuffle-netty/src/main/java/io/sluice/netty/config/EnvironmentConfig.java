@@ -38,6 +38,7 @@ import java.util.List;
  * @param compressionCodec        none or lz4
  * @param blockingChecksums       whether blocking partitions store a checksum with every buffer
  * @param blockingReadTimeout     how long a blocking reader waits for read memory held by consumers before it fails
+ * @param debloat                 buffer debloating of the environment's gates
  */
 public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffersPerChannel,
                                 int floatingBuffersPerGate, int maxBuffersPerSubpartition, Duration flushInterval,
@@ -47,7 +48,8 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                                 Duration maxBackoff, Duration heartbeatInterval, Duration heartbeatTimeout,
                                 TlsSettings tls, List<String> tmpDirs, long blockingReadMemory,
                                 long blockingWriteMemory, String blockingZeroCopy, String compressionCodec,
-                                boolean blockingChecksums, Duration blockingReadTimeout) {
+                                boolean blockingChecksums, Duration blockingReadTimeout,
+                                DebloatSettings debloat) {
 
     /**
      * Reads and checks the context's configuration.
@@ -110,7 +112,8 @@ public record EnvironmentConfig(int numberOfSegments, int segmentSize, int buffe
                 config.get(ShuffleOptions.BLOCKING_ZERO_COPY),
                 config.get(ShuffleOptions.COMPRESSION_CODEC),
                 config.get(ShuffleOptions.BLOCKING_CHECKSUMS),
-                config.get(ShuffleOptions.BLOCKING_READ_MEMORY_TIMEOUT));
+                config.get(ShuffleOptions.BLOCKING_READ_MEMORY_TIMEOUT),
+                DebloatSettings.from(config));
     }
 
     /** The comma-separated directories, trimmed, empty entries dropped; java.io.tmpdir when there are none. */

@@ -123,6 +123,24 @@ public abstract class InputChannel {
     /** Releases everything the channel holds; idempotent; any thread. */
     abstract void releaseAllResources();
 
+    /**
+     * Tells the producer's subpartition to cut its next buffers at {@code bufferSize} bytes (buffer debloating);
+     * remembered, so that a channel not connected yet announces it once it is. Ignored by default (a channel that
+     * reads nothing). The gate's debloating thread, one call at a time.
+     *
+     * @param bufferSize the wanted size of a buffer in bytes, > 0
+     */
+    void announceBufferSize(int bufferSize) {
+    }
+
+    /**
+     * Buffers of this channel's stream in flight towards the consumer now: queued for it, and (for a remote channel)
+     * announced by the producer as its backlog. The divisor of the buffer size calculation. Any thread.
+     */
+    int buffersInUse() {
+        return queuedBuffers();
+    }
+
     /** Buffers and events ready for the consumer and not taken yet; for metrics, any thread. */
     int queuedBuffers() {
         return 0;

@@ -54,6 +54,8 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
     @GuardedBy("requestLock")
     private ScheduledFuture<?> retry;
     private volatile ResultSubpartitionView view; // written under requestLock
+    /** The buffer size the gate announced last, or 0: handed to the view once it exists. */
+    private volatile int announcedBufferSize;
 
     LocalInputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId, int subpartitionIndex,
                       ResultPartitionManager partitionManager, ScheduledExecutorService retryScheduler,
@@ -107,6 +109,11 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
             }
         }
         if (keep) {
+            int bufferSize = announcedBufferSize;
+            if (bufferSize > 0) {
+                // Announced before the view existed: the producer cuts its next buffers at that size.
+                created.notifyNewBufferSize(bufferSize);
+            }
             // A notification that came before the view was published found nothing to read: tell the gate again,
             // but only if there is something (data, an event, or a release to report), so that the gate's
             // availability future does not complete for nothing.
@@ -199,6 +206,16 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
         if (current != null) {
             // The view tells this channel (notifyDataAvailable) when data behind the blocking event is readable.
             current.resumeConsumption();
+        }
+    }
+
+    /** A direct call: the producer's subpartition reads the size when it starts its next buffer. */
+    @Override
+    void announceBufferSize(int bufferSize) {
+        announcedBufferSize = bufferSize;
+        ResultSubpartitionView current = view;
+        if (current != null) {
+            current.notifyNewBufferSize(bufferSize);
         }
     }
 

@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 
 /**
  * What a {@link RemoteInputChannel} needs of the connection to its producer: send its partition request, its
- * credit, its task events and its resume-consumption, and let go of the connection. The transport implements it
- * (one shared, counted connection per {@link ConnectionId}); the gate package never sees Netty.
+ * credit, its task events, its resume-consumption and its buffer size, and let go of the connection. The transport
+ * implements it (one shared, counted connection per {@link ConnectionId}); the gate package never sees Netty.
  *
  * <p>Any thread; an implementation hands every message to its connection's event loop and never blocks.
  */
@@ -28,6 +28,12 @@ public interface ProducerConnection {
 
     /** Tells the producer that {@code inputChannel} resumes after a blocking event. */
     void resumeConsumption(RemoteInputChannel inputChannel);
+
+    /**
+     * Tells the producer that {@code inputChannel} wants buffers of at most {@code bufferSize} bytes from now on
+     * (buffer debloating). A failed send fails that channel only.
+     */
+    void announceBufferSize(RemoteInputChannel inputChannel, int bufferSize);
 
     /**
      * The channel lets go of the connection (its reference): the last one closes it; another one cancels its

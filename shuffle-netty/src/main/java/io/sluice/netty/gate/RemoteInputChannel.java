@@ -96,6 +96,9 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     @GuardedBy("buffersLock")
     private LocalBufferPool floatingPool;  // null when the gate has no floating buffers
 
+    /** The buffer size the gate announced last, or 0: sent again after each partition request. */
+    private volatile int announcedBufferSize;
+
     /** Credit granted locally and not yet sent to the producer in an AddCredit. */
     private final AtomicInteger unannouncedCredit = new AtomicInteger();
 
@@ -230,6 +233,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         if (current != null && !released) {
             senderCredit.set(initialCredit);
             current.requestSubpartition(partitionId, subpartitionIndex, this, initialCredit);
+            int bufferSize = announcedBufferSize;
+            if (bufferSize > 0) {
+                // After the request on the same connection: the producer's new reader gets the size first thing.
+                current.announceBufferSize(this, bufferSize);
+            }
         }
     }
 
@@ -492,6 +500,32 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             return;
         }
         current.resumeConsumption(this);
+    }
+
+    /**
+     * Sends the size to the producer now when connected; else the partition request takes it along. An announcement
+     * that overtakes the request is ignored by the producer, and the one sent after the request applies.
+     */
+    @Override
+    void announceBufferSize(int bufferSize) {
+        announcedBufferSize = bufferSize;
+        ProducerConnection current;
+        synchronized (requestLock) {
+            current = client;
+        }
+        if (current != null && !released) {
+            current.announceBufferSize(this, bufferSize);
+        }
+    }
+
+    /** The received buffers not taken yet, and the backlog the producer announced (beyond the initial credit). */
+    @Override
+    int buffersInUse() {
+        int backlog;
+        synchronized (buffersLock) {
+            backlog = Math.max(0, numRequiredBuffers - initialCredit);
+        }
+        return queuedBuffers() + backlog;
     }
 
     // ------------------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import io.sluice.api.InputGate;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.LocalBufferPool;
+import io.sluice.netty.config.DebloatSettings;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.metrics.GateCounters;
 import io.sluice.netty.notification.AvailabilityHandOff;
@@ -41,6 +42,12 @@ import java.util.function.Consumer;
  * wake-up of the consumer thread (on a VM that wake-up costs the notifying event loop a system call and the consumer
  * tens of microseconds). A wait that lasted more than eight spins makes the next one park at once, so a consumer
  * whose stream is idle stops spinning after one wait, and its first short wait turns spinning on again.
+ *
+ * <p>Buffer debloating ({@code shuffle.debloat.enabled}): the gate also keeps the time its consumer found it empty,
+ * from the poll that found nothing to the queueing of the next channel (two clock reads per such gap, under
+ * {@code lock}, which both places hold anyway; none per buffer, none at all with debloating off), and
+ * {@link #triggerDebloating()} turns that and the bytes taken into a buffer size ({@link BufferDebloater}) that
+ * it announces to every channel's producer.
  *
  * <p>Threads: {@link #pollNext()}, {@link #getNext()} and {@link #setup()} by one consumer thread;
  * {@link #notifyChannelNonEmpty} by producer, event-loop or timer threads; {@link #close()},
@@ -102,6 +109,22 @@ public final class SingleInputGate implements InputGate {
     private long spinHits;
     private long spinMisses;
 
+    /** The buffer size calculation, or null with debloating off (then no idle time is kept either). */
+    private final BufferDebloater debloater;
+    /** Serialises {@link #triggerDebloating()}: an engine's calls and the environment's timer. */
+    private final Object debloatLock = new Object();
+    /** The size announced last, for {@link #debloatedBufferSize()}; 0 before the first announcement. */
+    private volatile int debloatedBufferSize;
+    /**
+     * When the consumer last found the gate empty ({@link System#nanoTime()}, never 0), or 0 while it is not
+     * waiting for data; debloating only.
+     */
+    @GuardedBy("lock")
+    private long idleSince;
+    /** Time the consumer found the gate empty before {@link #idleSince}, in total; debloating only. */
+    @GuardedBy("lock")
+    private long idleNanos;
+
     /**
      * @param channelCount  the number of channels; fill them with {@link #setChannel} before {@link #setup()}
      * @param onClose       told once when the gate closes (the environment forgets it)
@@ -121,6 +144,19 @@ public final class SingleInputGate implements InputGate {
      */
     public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose,
                            Executor notifications, long spinWaitNanos) {
+        this(ownerName, channelCount, onClose, notifications, spinWaitNanos, DebloatSettings.OFF, 0);
+    }
+
+    /**
+     * Like {@link #SingleInputGate(String, int, Consumer, Executor, long)}, with buffer debloating.
+     *
+     * @param debloat     the environment's debloating options; with {@code enabled} false the gate keeps no idle
+     *                    time and {@link #triggerDebloating()} does nothing
+     * @param segmentSize the largest buffer size the gate announces: a segment
+     */
+    public SingleInputGate(String ownerName, int channelCount, Consumer<SingleInputGate> onClose,
+                           Executor notifications, long spinWaitNanos, DebloatSettings debloat, int segmentSize) {
+        this.debloater = debloat.enabled() ? new BufferDebloater(debloat, segmentSize) : null;
         if (spinWaitNanos < 0) {
             throw new IllegalArgumentException("spin wait of gate of " + ownerName + " is negative: "
                     + spinWaitNanos + " ns");
@@ -445,6 +481,70 @@ public final class SingleInputGate implements InputGate {
         return finished;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Samples the bytes taken ({@code bytesIn} of {@link #metrics()}), the idle time and every channel's buffers
+     * in flight, and announces a new size to every channel: a remote channel sends it to its producer (a small
+     * message, like credit), a local one hands it to its producer's subpartition directly; a channel not connected
+     * yet announces it with its request. Calls are serialised; each takes a lock of each channel for a moment, never
+     * one the consumer holds while it waits.
+     */
+    @Override
+    public void triggerDebloating() {
+        if (debloater == null) {
+            return;
+        }
+        synchronized (debloatLock) {
+            long now = System.nanoTime();
+            long idle;
+            synchronized (lock) {
+                if (state != GateState.SET_UP || finished) {
+                    return;
+                }
+                idle = idleNanos + (idleSince == 0 ? 0 : Math.max(0, now - idleSince));
+            }
+            int buffersInUse = 0;
+            try {
+                for (InputChannel channel : channels) {
+                    buffersInUse += channel.buffersInUse();
+                }
+            } catch (RuntimeException e) {
+                // A bug of a channel: this sample is skipped, the engine's thread that triggered it is not failed.
+                LOG.warn("Gate of {} skips a buffer size calculation: a channel failed to report its buffers",
+                        ownerName, e);
+                return;
+            }
+            int size = debloater.recalculate(now, counters.bytesIn(), idle, buffersInUse);
+            if (size == BufferDebloater.NO_CHANGE) {
+                return;
+            }
+            LOG.debug("Gate of {} announces buffers of {} bytes (throughput {} bytes/s, {} buffers in flight)",
+                    ownerName, size, debloater.throughput(), buffersInUse);
+            debloatedBufferSize = size;
+            for (InputChannel channel : channels) {
+                try {
+                    channel.announceBufferSize(size);
+                } catch (RuntimeException e) {
+                    // A bug of one channel must not keep the size from the others; its consumer learns of it.
+                    channel.setError(new ShuffleException(channel.describe() + " cannot announce a buffer size of "
+                            + size + " bytes: " + e, e));
+                }
+            }
+        }
+    }
+
+    @Override
+    public int debloatedBufferSize() {
+        return debloatedBufferSize;
+    }
+
+    /** {@link System#nanoTime()}, moved off 0, which marks "not idle". */
+    private static long nonZeroNanoTime() {
+        long now = System.nanoTime();
+        return now == 0 ? 1 : now;
+    }
+
     @Override
     public void sendTaskEvent(ByteBuffer event) throws IOException {
         try {
@@ -626,6 +726,10 @@ public final class SingleInputGate implements InputGate {
             channelsWithData.addLast(channel);
         }
         if (channelsWithData.size() == 1) {
+            if (idleSince != 0) { // only with debloating
+                idleNanos += System.nanoTime() - idleSince;
+                idleSince = 0;
+            }
             dataSignals++; // under lock: the only writer
             lock.notifyAll();
             return availability;
@@ -643,6 +747,9 @@ public final class SingleInputGate implements InputGate {
             if (channel == null) {
                 if (availability.isDone() && !finished) {
                     availability = new CompletableFuture<>();
+                }
+                if (debloater != null && idleSince == 0) {
+                    idleSince = nonZeroNanoTime();
                 }
                 return null;
             }

@@ -23,6 +23,9 @@
  *       {@code onEmptyBuffer}, {@code onFailedPartitionRequest}.</li>
  *   <li>Whichever thread recycles a buffer: a remote channel's {@code recycle} and {@code notifyBufferAvailable}.</li>
  *   <li>Any thread: {@code close()}, {@code isFinished()}, {@code availableFuture()}, a channel's release.</li>
+ *   <li>Any thread, one call at a time: {@code triggerDebloating()} (the engine's thread, or the environment's timer
+ *       with {@code shuffle.debloat.period} above 0), which calls each channel's {@code buffersInUse()} and
+ *       {@code announceBufferSize}.</li>
  * </ul>
  * A gate never calls a channel while holding its lock, and a channel never calls its gate while holding one of its
  * own; the gate's availability future is completed with no lock held. See package {@code io.sluice.netty} for the

@@ -97,6 +97,17 @@ public final class PipelinedSubpartition {
      */
     private volatile long unflushedSince = NOTHING_UNFLUSHED;
 
+    /** The smallest buffer a consumer's announcement cuts; a smaller announced size is raised to it. */
+    public static final int MIN_BUFFER_SIZE = 64;
+
+    /**
+     * The size at which the producer cuts this subpartition's next buffer (buffer debloating), or
+     * {@link Integer#MAX_VALUE} for a whole segment, the size until the consumer announces one. Written by whichever
+     * thread delivers the consumer's announcement; read by the producer once per new buffer, never per record, so
+     * an announcement applies from the next buffer on and never changes one being filled.
+     */
+    private volatile int bufferSize = Integer.MAX_VALUE;
+
     PipelinedSubpartition(ResultPartition parent, int index) {
         this.parent = parent;
         this.index = index;
@@ -353,6 +364,20 @@ public final class PipelinedSubpartition {
         if (listener != null) {
             listener.notifyDataAvailable();
         }
+    }
+
+    /**
+     * The consumer wants buffers of at most {@code size} bytes from now on: the producer cuts its next buffer at that
+     * size (at least {@link #MIN_BUFFER_SIZE}, at most a segment). The buffer being filled keeps its size, so records
+     * are never split differently in the middle of a buffer. Any thread.
+     */
+    void bufferSize(int size) {
+        bufferSize = Math.max(MIN_BUFFER_SIZE, size);
+    }
+
+    /** The size at which the producer cuts the next buffer; {@link Integer#MAX_VALUE} for a whole segment. */
+    int bufferSize() {
+        return bufferSize;
     }
 
     /** Whether the reader took a blocking event and has not resumed since. */

@@ -48,6 +48,13 @@ final class PipelinedSubpartitionView implements ResultSubpartitionView {
     }
 
     @Override
+    public void notifyNewBufferSize(int size) {
+        if (!released.get()) {
+            parent.bufferSize(size);
+        }
+    }
+
+    @Override
     public void releaseAllResources() {
         if (released.compareAndSet(false, true)) {
             parent.onViewReleased();

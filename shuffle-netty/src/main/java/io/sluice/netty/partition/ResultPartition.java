@@ -795,6 +795,12 @@ public final class ResultPartition extends AbstractResultPartition {
         if (builder == null) {
             builder = requestBuilderBlocking(target);
         }
+        // The consumer's announced size (buffer debloating), read once per buffer: records keep their bytes, only
+        // where buffers are cut changes, and a record spans buffers as at any other size.
+        int bufferSize = subpartition.bufferSize();
+        if (bufferSize < builder.getMaxCapacity()) {
+            builder.trim(bufferSize);
+        }
         // Ownership: the consumer goes to the subpartition (which closes it on failure); the builder stays here
         // until finishBuilder or release closes it.
         if (subpartition.add(builder.createBufferConsumerFromBeginning(), false) < 0) {

@@ -34,6 +34,18 @@ public interface ResultSubpartitionView {
      */
     void resumeConsumption();
 
+    /**
+     * The consumer announces that it wants buffers of at most {@code size} bytes (buffer debloating): a pipelined
+     * subpartition cuts the buffers it starts from now on at that size (at least
+     * {@link PipelinedSubpartition#MIN_BUFFER_SIZE}, at most a segment); the buffer being filled keeps its size.
+     * Ignored by default: a blocking partition's buffers are cut when they are written, before any consumer asks.
+     * Any thread.
+     *
+     * @param size the wanted buffer size in bytes, > 0
+     */
+    default void notifyNewBufferSize(int size) {
+    }
+
     /** Releases this view and, unless the subpartition was read to its end, the subpartition's queued data. */
     void releaseAllResources();
 

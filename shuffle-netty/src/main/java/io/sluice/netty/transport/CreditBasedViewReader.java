@@ -36,6 +36,8 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
     /** Whether the reader sits in the queue's available-readers deque (at most once). */
     private boolean queued; // event loop
     private boolean released; // event loop
+    /** The buffer size the receiver announced last, or 0: handed to the view when it is attached. */
+    private int announcedBufferSize; // event loop
 
     CreditBasedViewReader(InputChannelId receiverId, ResultPartitionId partitionId, int subpartitionIndex,
                           int initialCredit, PartitionRequestQueue queue) {
@@ -73,6 +75,19 @@ final class CreditBasedViewReader implements BufferAvailabilityListener {
     void setView(ResultSubpartitionView view) {
         assert queue.inEventLoop() : "called off the connection's event loop";
         this.view = view;
+        if (announcedBufferSize > 0) {
+            // Announced while the partition was awaited: the view cuts its next buffers at that size.
+            view.notifyNewBufferSize(announcedBufferSize);
+        }
+    }
+
+    /** The receiver wants buffers of at most {@code bufferSize} bytes (buffer debloating). Event loop. */
+    void announceBufferSize(int bufferSize) {
+        assert queue.inEventLoop() : "called off the connection's event loop";
+        announcedBufferSize = bufferSize;
+        if (view != null && !released) {
+            view.notifyNewBufferSize(bufferSize);
+        }
     }
 
     /**

@@ -24,9 +24,10 @@ public final class Frame {
      * file spans, which version 3 sent as one {@link BufferResponse} each; version 5 added the last subpartition
      * index to {@link PartitionRequest} (a channel reading a range of subpartitions), checksums to the stored
      * buffers of those runs and the runs' file position, {@link ErrorKind#CORRUPT_DATA}, and the data buffer count
-     * in a blocking partition's end-of-partition event.
+     * in a blocking partition's end-of-partition event; version 6 added {@link NewBufferSize} (client to server,
+     * buffer debloating).
      */
-    public static final byte VERSION = 5;
+    public static final byte VERSION = 6;
 
     /** frameLength (4) + magic (4) + version (1) + messageId (1). */
     public static final int HEADER_LENGTH = 10;

@@ -10,15 +10,16 @@ import io.netty.buffer.ByteBuf;
  * body byte, right after the {@link Frame#HEADER_LENGTH}-byte frame header).
  *
  * <p>Client to server: {@link PartitionRequest}, {@link AddCredit}, {@link CancelPartitionRequest},
- * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}, {@link ReleasePartitions} (from a
- * shuffle master). Server to client: {@link BufferResponse}, {@link StoredBuffersResponse} (a run of a blocking
- * partition's buffers from its file), {@link ErrorResponse}. Both directions: {@link Heartbeat}. The value messages are records (equality by their
- * fields); {@link BufferResponse} is a class because it owns a buffer reference. Messages with the same body share
- * its code: {@link EmptyBodyMessage} (no body) and {@link ReceiverOnlyMessage} (the receiver id alone). Sealed: the
- * protocol has exactly these messages.
+ * {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption}, {@link NewBufferSize} (buffer
+ * debloating), {@link ReleasePartitions} (from a shuffle master). Server to client: {@link BufferResponse},
+ * {@link StoredBuffersResponse} (a run of a blocking partition's buffers from its file), {@link ErrorResponse}. Both
+ * directions: {@link Heartbeat}. The value messages are records (equality by their fields); {@link BufferResponse}
+ * is a class because it owns a buffer reference. Messages with the same body share
+ * its code: {@link EmptyBodyMessage} (no body), {@link ReceiverOnlyMessage} (the receiver id alone) and
+ * {@link ReceiverValueMessage} (an int, then the receiver id). Sealed: the protocol has exactly these messages.
  */
-public sealed interface NettyMessage permits PartitionRequest, AddCredit, ReceiverOnlyMessage, EmptyBodyMessage,
-        TaskEventRequest, ReleasePartitions, CountedResponse, ErrorResponse {
+public sealed interface NettyMessage permits PartitionRequest, ReceiverValueMessage, ReceiverOnlyMessage,
+        EmptyBodyMessage, TaskEventRequest, ReleasePartitions, CountedResponse, ErrorResponse {
 
     /** @return the message id written into the frame header */
     byte id();

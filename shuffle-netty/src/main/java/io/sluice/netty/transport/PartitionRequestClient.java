@@ -95,6 +95,13 @@ public final class PartitionRequestClient implements ProducerConnection {
                 "resume-consumption for " + inputChannel);
     }
 
+    /** Tells the producer the buffer size {@code inputChannel} wants from now on. */
+    @Override
+    public void announceBufferSize(RemoteInputChannel inputChannel, int bufferSize) {
+        send(new NewBufferSize(bufferSize, inputChannel.inputChannelId()), inputChannel,
+                "a buffer size of " + bufferSize + " bytes for " + inputChannel);
+    }
+
     /**
      * Writes {@code message} for {@code inputChannel}; a failed write fails that channel only, with a
      * {@link TransportException} saying that sending {@code what} to this connection failed, and why.

@@ -203,6 +203,19 @@ final class PartitionRequestQueue extends ChannelInboundHandlerAdapter {
         writeAtReadComplete = true;
     }
 
+    /**
+     * The receiver wants buffers of at most {@code bufferSize} bytes from now on: its reader hands the size to its
+     * view (or keeps it until the view is attached). Nothing is sent for it. Event loop, within a read; unknown ids
+     * are ignored (the reader finished or was cancelled meanwhile).
+     */
+    void announceBufferSize(InputChannelId receiverId, int bufferSize) {
+        assert ctx.executor().inEventLoop();
+        CreditBasedViewReader reader = allReaders.get(receiverId);
+        if (reader != null) {
+            reader.announceBufferSize(bufferSize);
+        }
+    }
+
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (writeAtReadComplete) {

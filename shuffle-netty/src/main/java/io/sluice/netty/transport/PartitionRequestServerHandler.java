@@ -59,6 +59,8 @@ final class PartitionRequestServerHandler extends SimpleChannelInboundHandler<Ne
             queue.addCreditOrResume(addCredit.receiverId(), addCredit.credit());
         } else if (msg instanceof ResumeConsumption resume) {
             queue.resumeConsumption(resume.receiverId());
+        } else if (msg instanceof NewBufferSize newSize) {
+            queue.announceBufferSize(newSize.receiverId(), newSize.bufferSize());
         } else if (msg instanceof CancelPartitionRequest cancel) {
             queue.cancel(cancel.receiverId());
         } else if (msg instanceof CloseRequest) {

@@ -10,8 +10,9 @@ import java.util.function.Function;
 /**
  * Decodes the frames a client sends to the server into {@link PartitionRequest}, {@link AddCredit},
  * {@link CancelPartitionRequest}, {@link CloseRequest}, {@link TaskEventRequest}, {@link ResumeConsumption},
- * {@link Heartbeat} and {@link ReleasePartitions}. These messages are small, so a frame is accumulated whole (at most {@code maxFrameLength} bytes,
- * see {@link #maxClientFrameLength()}) and parsed from Netty's cumulation buffer.
+ * {@link NewBufferSize}, {@link Heartbeat} and {@link ReleasePartitions}. These messages are small, so a frame is
+ * accumulated whole (at most {@code maxFrameLength} bytes, see {@link #maxClientFrameLength()}) and parsed from
+ * Netty's cumulation buffer.
  *
  * <p>A frame that breaks the protocol (see {@link Frame}, plus message ids the server does not accept, and bodies
  * that do not match their length) raises {@link CorruptFrameException} as soon as its header has arrived; from then
@@ -79,13 +80,13 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
     private static void checkAccepted(byte messageId) {
         switch (messageId) {
             case PartitionRequest.ID, AddCredit.ID, CancelPartitionRequest.ID, CloseRequest.ID, TaskEventRequest.ID,
-                    ResumeConsumption.ID, Heartbeat.ID, ReleasePartitions.ID -> {
+                    ResumeConsumption.ID, Heartbeat.ID, ReleasePartitions.ID, NewBufferSize.ID -> {
             }
             default -> throw new CorruptFrameException("message id " + messageId
                     + " is not a client-to-server message; expected one of " + PartitionRequest.ID + ", "
                     + AddCredit.ID + ", " + CancelPartitionRequest.ID + ", " + CloseRequest.ID + ", "
                     + TaskEventRequest.ID + ", " + ResumeConsumption.ID + ", " + Heartbeat.ID + ", "
-                    + ReleasePartitions.ID);
+                    + ReleasePartitions.ID + ", " + NewBufferSize.ID);
         }
     }
 
@@ -100,6 +101,7 @@ public final class ServerMessageDecoder extends ByteToMessageDecoder {
             case ResumeConsumption.ID -> Frame.readBody(body, ResumeConsumption::readBody, "ResumeConsumption");
             case Heartbeat.ID -> Frame.readBody(body, Heartbeat::readBody, "Heartbeat");
             case ReleasePartitions.ID -> Frame.readBody(body, ReleasePartitions::readBody, "ReleasePartitions");
+            case NewBufferSize.ID -> Frame.readBody(body, NewBufferSize::readBody, "NewBufferSize");
             default -> throw new IllegalStateException("message id " + messageId + " passed checkAccepted");
         };
     }

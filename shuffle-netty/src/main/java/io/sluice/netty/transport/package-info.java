@@ -26,8 +26,10 @@
  *       loop only through one lock-free queue per connection and at most one pending task: notifications are
  *       coalesced, Netty state is never touched from them.</li>
  *   <li>Consumer threads open connections through the client factory (blocking at most the connect timeout, never on
- *       an event loop) and write requests, cancels, resumes and task events with {@code writeAndFlush}; the environment's
- *       timer thread re-sends the requests it retries.</li>
+ *       an event loop) and write requests, cancels, resumes, task events and buffer sizes with {@code writeAndFlush};
+ *       the environment's timer thread re-sends the requests it retries (each followed by the channel's buffer size,
+ *       once one was announced) and, with {@code shuffle.debloat.period} above 0, sends the gates' buffer
+ *       sizes.</li>
  *   <li>{@code ConnectionManager.start()} and {@code close()} run on the environment's caller; {@code close()} waits
  *       for the event loops to stop.</li>
  * </ul>

@@ -44,6 +44,15 @@ class OptionRangesTest {
         "shuffle.netty.heartbeat-timeout           | 200000d        | must be between 1ms and 24h",
         // A timeout under a millisecond was cut to 0, which Netty reads as "no timeout".
         "shuffle.security.ssl.handshake-timeout    | 500us          | must be between 1ms and 24h",
+        // The buffer debloating options' ranges (a buffer under 64 bytes would be mostly frame and buffer overhead).
+        "shuffle.debloat.min-buffer-size           | 32             | must be between 64 and 64m",
+        "shuffle.debloat.min-buffer-size           | 128m           | must be between 64 and 64m",
+        "shuffle.debloat.threshold-percentage      | 101            | must be between 0 and 100",
+        "shuffle.debloat.threshold-percentage      | -1             | must be between 0 and 100",
+        "shuffle.debloat.samples                   | 0              | must be between 1 and 10000",
+        "shuffle.debloat.samples                   | 10001          | must be between 1 and 10000",
+        "shuffle.debloat.target                    | 0              | must be between 1ms and 24h",
+        "shuffle.debloat.period                    | 2d             | must be 0 or between 1ms and 24h",
     })
     void valueThatOverflowedDownstream_isRefusedAtCreation_namingOptionValueAndRange(String key, String value,
                                                                                      String range) {

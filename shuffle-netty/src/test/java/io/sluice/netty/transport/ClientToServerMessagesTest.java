@@ -45,6 +45,7 @@ class ClientToServerMessagesTest {
                 new AddCredit(Integer.MAX_VALUE, RECEIVER),
                 new CancelPartitionRequest(RECEIVER),
                 new ResumeConsumption(RECEIVER),
+                new NewBufferSize(4096, RECEIVER),
                 new CloseRequest(),
                 new TaskEventRequest(ByteBuffer.wrap(TestBuffers.pattern(100, 3)), PARTITION, RECEIVER),
                 new TaskEventRequest(ByteBuffer.allocate(0), PARTITION, RECEIVER),
@@ -92,8 +93,9 @@ class ClientToServerMessagesTest {
         assertEquals(Frame.HEADER_LENGTH + Integer.BYTES + 16, wire.length);
         assertEquals(wire.length, frame.getInt(0), "frameLength counts the whole frame, itself included");
         assertEquals(0x534C4345, frame.getInt(4));
-        assertEquals(5, frame.get(8), "protocol version 5 (heartbeats, ReleasePartitions, StoredBuffersResponse, then "
-                + "the last subpartition index of a PartitionRequest and checksums of stored buffers)");
+        assertEquals(6, frame.get(8), "protocol version 6 (heartbeats, ReleasePartitions, StoredBuffersResponse, "
+                + "the last subpartition index of a PartitionRequest and checksums of stored buffers, then "
+                + "NewBufferSize)");
         assertEquals(AddCredit.ID, frame.get(9));
         assertEquals(5, frame.getInt(10));
     }

@@ -60,7 +60,9 @@ class CorruptFrameTest {
                         "bad magic 0x12345678, expected 0x534C4345"),
                 Arguments.of(side, header(14, MAGIC, 1, side.acceptedId), "unsupported protocol version 1, expected " + Frame.VERSION),
                 // A peer of the version before: its partition requests lack the range's last index.
-                Arguments.of(side, header(14, MAGIC, 4, side.acceptedId), "unsupported protocol version 4, expected 5"),
+                Arguments.of(side, header(14, MAGIC, 4, side.acceptedId), "unsupported protocol version 4, expected 6"),
+                // A peer of the version before buffer debloating, which knows no NewBufferSize.
+                Arguments.of(side, header(14, MAGIC, 5, side.acceptedId), "unsupported protocol version 5, expected 6"),
                 Arguments.of(side, header(14, MAGIC, Frame.VERSION, 42), "message id 42 is not a " + side.direction + " message"),
                 Arguments.of(side, header(-1, MAGIC, Frame.VERSION, side.acceptedId), "negative frame length -1"),
                 Arguments.of(side, header(9, MAGIC, Frame.VERSION, side.acceptedId),
@@ -81,6 +83,8 @@ class CorruptFrameTest {
                         "message id 1 is not a client-to-server message"),
                 Arguments.of(frame(AddCredit.ID, ByteBuffer.allocate(20).putInt(0).array()),
                         "invalid AddCredit: credit must be > 0, was 0"),
+                Arguments.of(frame(NewBufferSize.ID, ByteBuffer.allocate(20).putInt(0).array()),
+                        "invalid NewBufferSize: buffer size must be > 0, was 0"),
                 Arguments.of(frame(CancelPartitionRequest.ID, new byte[20]),
                         "CancelPartitionRequest body of 20 bytes has 4 bytes left over"),
                 Arguments.of(frame(PartitionRequest.ID, new byte[20]), "PartitionRequest body of 20 bytes ends early"),

@@ -113,6 +113,33 @@ class PartitionRequestServerHandlerTest {
         assertNotNull(connection.reader(RECEIVER), "the reader stays for more data");
     }
 
+    // Buffer debloating (docs/contract.md section 10): the size reaches a view attached after it came.
+    @Test
+    void bufferSizeAnnouncedWhileTheRequestWaits_cutsThePartitionsBuffersOnceItRegisters() throws Exception {
+        try (PartitionFixture largeSegments = new PartitionFixture(64, 1024)) {
+            ServerConnection connection = new ServerConnection(largeSegments.manager(), false, RECEIVER,
+                    OTHER_RECEIVER);
+            ResultPartitionId id = ResultPartitionId.random();
+            connection.send(new PartitionRequest(id, 0, RECEIVER, 2), new NewBufferSize(200, RECEIVER),
+                    new NewBufferSize(100, OTHER_RECEIVER));
+
+            ResultPartition partition = largeSegments.newPartition().id(id).setUp();
+            connection.runPendingTasks(); // the event loop attaches the view to the waiting reader
+            for (int i = 0; i < 5; i++) {
+                partition.emitRecord(TestRecords.record(0, i, 96), 0); // 100 bytes framed
+            }
+            partition.flush(0);
+            connection.runPendingTasks();
+
+            List<ServerConnection.Sent> sent = connection.writtenBuffers();
+            assertEquals(List.of(0, 1), sequenceNumbers(sent),
+                    "buffers of 200 bytes, one per credit; no error for the unknown receiver");
+            assertEquals(200, sent.get(0).payload().length);
+            assertEquals(200, sent.get(1).payload().length);
+            connection.close();
+        }
+    }
+
     // SRV-1 (error replies carry what was wrong)
     @Test
     void requestForASubpartitionThatDoesNotExist_isAnsweredWithAnErrorNamingIt() throws Exception {

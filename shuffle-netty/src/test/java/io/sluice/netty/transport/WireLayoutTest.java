@@ -49,6 +49,14 @@ class WireLayoutTest {
     }
 
     @Test
+    void newBufferSize_fieldsAtTheirNamedOffsets() {
+        ByteBuf body = body(new NewBufferSize(4096, RECEIVER), NewBufferSize.BODY_LENGTH);
+
+        assertInt(4096, body, NewBufferSize.BUFFER_SIZE_OFFSET, NewBufferSize.BUFFER_SIZE_SIZE);
+        assertReceiverId(body, NewBufferSize.RECEIVER_ID_OFFSET, NewBufferSize.RECEIVER_ID_SIZE);
+    }
+
+    @Test
     void receiverOnlyMessages_fieldsAtTheirNamedOffsets() {
         ByteBuf cancel = body(new CancelPartitionRequest(RECEIVER), CancelPartitionRequest.BODY_LENGTH);
         assertReceiverId(cancel, CancelPartitionRequest.RECEIVER_ID_OFFSET, CancelPartitionRequest.RECEIVER_ID_SIZE);
