@@ -24,8 +24,8 @@ import java.util.Map;
  * output flusher, as it does on Flink's own shuffle. Flink's buffer debloating options
  * ({@code taskmanager.network.memory.buffer-debloat.*}, {@code taskmanager.memory.min-segment-size}) become
  * {@code shuffle.debloat.*}, with Sluice's own debloating timer off: Flink's StreamTask calls
- * {@code triggerDebloating()} on every gate on its own period. Also refuses the Flink features Sluice cannot carry, naming
- * the option to change. Stateless; any thread.
+ * {@code triggerDebloating()} on every gate on its own period. Also refuses the Flink features Sluice cannot carry,
+ * naming the option to change. Stateless; any thread.
  */
 final class FlinkConfigTranslator {
 

@@ -74,7 +74,8 @@ class SluiceDebloatingJobTest {
         assertEquals(RECORDS, updates.size(), "one update per record");
         assertEquals(KeyedAggregationJob.expected(RECORDS, KEYS), KeyedAggregationJob.finalAggregates(updates),
                 "per-key count and sum");
-        assertEquals(FlinkClusters.PARALLELISM, announced.size(), "one gauge per consuming subtask's gate: " + announced);
+        assertEquals(FlinkClusters.PARALLELISM, announced.size(),
+                "one gauge per consuming subtask's gate: " + announced);
         for (Map.Entry<String, Long> gate : announced.entrySet()) {
             assertTrue(gate.getValue() < SEGMENT_SIZE, "the slow sink's gate announced a size below the "
                     + SEGMENT_SIZE + "-byte segment: " + announced);

@@ -54,8 +54,8 @@ class SluiceInputGateDebloatingTest {
         }
 
         InputGate proxy() {
-            return (InputGate) Proxy.newProxyInstance(InputGate.class.getClassLoader(), new Class<?>[] {InputGate.class},
-                    (self, method, args) -> {
+            return (InputGate) Proxy.newProxyInstance(InputGate.class.getClassLoader(),
+                    new Class<?>[] {InputGate.class}, (self, method, args) -> {
                         switch (method.getName()) {
                             case "triggerDebloating":
                                 triggers.incrementAndGet();
