@@ -8,6 +8,8 @@ import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
 import org.apache.flink.configuration.NettyShuffleEnvironmentOptions.CompressionCodec;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Map;
@@ -19,10 +21,15 @@ import java.util.Map;
  * {@code sluice.<option>} passes through as {@code <option>} (for example {@code sluice.shuffle.netty.transport:
  * epoll}), overriding what was derived from Flink's options. Sluice's own periodic flush is
  * switched off unless configured: Flink's {@code execution.buffer-timeout} drives {@code flushAll} through Flink's
- * output flusher, as it does on Flink's own shuffle. Also refuses the Flink features Sluice cannot carry, naming
- * the option to change. Stateless; any thread.
+ * output flusher, as it does on Flink's own shuffle. Flink's buffer debloating options
+ * ({@code taskmanager.network.memory.buffer-debloat.*}, {@code taskmanager.memory.min-segment-size}) become
+ * {@code shuffle.debloat.*}, with Sluice's own debloating timer off: Flink's StreamTask calls
+ * {@code triggerDebloating()} on every gate on its own period. Also refuses the Flink features Sluice cannot carry,
+ * naming the option to change. Stateless; any thread.
  */
 final class FlinkConfigTranslator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FlinkConfigTranslator.class);
 
     /** Prefix of the Flink keys that pass through to Sluice. */
     static final String PREFIX = "sluice.";
@@ -32,6 +39,15 @@ final class FlinkConfigTranslator {
      * alone decides when partly filled buffers go out.
      */
     static final Duration FLUSH_DRIVEN_BY_FLINK = Duration.ofDays(1);
+
+    /**
+     * Sluice's debloating period: none of its own, because Flink's StreamTask triggers every gate's debloating on
+     * {@code taskmanager.network.memory.buffer-debloat.period}.
+     */
+    static final Duration DEBLOAT_DRIVEN_BY_FLINK = Duration.ZERO;
+
+    /** The smallest buffer size Sluice announces ({@code shuffle.debloat.min-buffer-size}'s lower bound). */
+    static final long SMALLEST_DEBLOATED_BUFFER = 64;
 
     private FlinkConfigTranslator() {
     }
@@ -57,7 +73,7 @@ final class FlinkConfigTranslator {
         if (!setsSluiceCodec(flink)) {
             config = config.with(ShuffleOptions.COMPRESSION_CODEC, compressionCodec(flink));
         }
-        return passThrough(flink, config);
+        return passThrough(flink, debloating(flink, config));
     }
 
     /** Whether {@code sluice.shuffle.compression.codec} is set: then it decides, whatever Flink's codec says. */
@@ -83,6 +99,28 @@ final class FlinkConfigTranslator {
         }
     }
 
+    /**
+     * Flink's buffer debloating options as Sluice's, with Sluice's timer off ({@link #DEBLOAT_DRIVEN_BY_FLINK}).
+     * Flink's smallest buffer ({@code taskmanager.memory.min-segment-size}) below Sluice's smallest is raised to it.
+     */
+    private static ShuffleConfig debloating(Configuration flink, ShuffleConfig config) {
+        long minBufferSize = flink.get(TaskManagerOptions.MIN_MEMORY_SEGMENT_SIZE).getBytes();
+        if (minBufferSize < SMALLEST_DEBLOATED_BUFFER
+                && !flink.containsKey(PREFIX + ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE.key())) {
+            LOG.info("{} is {} bytes; Sluice's debloated buffers are at least {} bytes, so {} is {}",
+                    TaskManagerOptions.MIN_MEMORY_SEGMENT_SIZE.key(), minBufferSize, SMALLEST_DEBLOATED_BUFFER,
+                    ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE.key(), SMALLEST_DEBLOATED_BUFFER);
+        }
+        return config
+                .with(ShuffleOptions.DEBLOAT_ENABLED, flink.get(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED))
+                .with(ShuffleOptions.DEBLOAT_TARGET, flink.get(TaskManagerOptions.BUFFER_DEBLOAT_TARGET))
+                .with(ShuffleOptions.DEBLOAT_PERIOD, DEBLOAT_DRIVEN_BY_FLINK)
+                .with(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE, Math.max(SMALLEST_DEBLOATED_BUFFER, minBufferSize))
+                .with(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE,
+                        flink.get(TaskManagerOptions.BUFFER_DEBLOAT_THRESHOLD_PERCENTAGES))
+                .with(ShuffleOptions.DEBLOAT_SAMPLES, flink.get(TaskManagerOptions.BUFFER_DEBLOAT_SAMPLES));
+    }
+
     private static ShuffleConfig passThrough(Configuration flink, ShuffleConfig config) {
         ShuffleConfig result = config;
         for (Map.Entry<String, String> entry : flink.toMap().entrySet()) {
@@ -95,9 +133,6 @@ final class FlinkConfigTranslator {
 
     /** Fails for cluster-wide settings Sluice cannot honour; per-job unaligned checkpoints are caught per task. */
     static void rejectUnsupported(Configuration flink) {
-        if (flink.get(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED)) {
-            throw new IllegalConfigurationException(UnsupportedFeatures.bufferDebloating());
-        }
         if (CheckpointingOptions.isUnalignedCheckpointEnabled(flink)) {
             throw new IllegalConfigurationException(UnsupportedFeatures.unalignedCheckpoints());
         }

@@ -359,10 +359,23 @@ public final class SluiceInputGate extends IndexedInputGate {
         throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
     }
 
-    /** Called only with buffer debloating, which is refused when the TaskManager starts. */
+    /**
+     * Buffer debloating, called by Flink's StreamTask on every gate each {@code buffer-debloat.period} when
+     * {@code taskmanager.network.memory.buffer-debloat.enabled} is true: the Sluice gate measures its throughput and
+     * announces the buffer size its producers cut (one size for the gate, as Flink's own gate). Cheap, never blocks;
+     * a no-op when debloating is off, before the partitions are requested and after close. Task thread.
+     */
     @Override
     public void triggerDebloating() {
-        throw UnsupportedFeatures.refusal(UnsupportedFeatures.bufferDebloating());
+        sluice.triggerDebloating();
+    }
+
+    /**
+     * The buffer size this gate announced last, in bytes; 0 while it announced none (its producers cut whole
+     * segments). Any thread.
+     */
+    int debloatedBufferSize() {
+        return sluice.debloatedBufferSize();
     }
 
     // Declared by Flink 2.3's InputGate, not by Flink 2.2's: compiled against either (docs/flink.md, "Flink versions").

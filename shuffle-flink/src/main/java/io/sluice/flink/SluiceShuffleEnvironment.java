@@ -3,6 +3,7 @@ package io.sluice.flink;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironmentContext;
 import io.sluice.api.ShuffleException;
+import io.sluice.api.ShuffleOptions;
 import io.sluice.api.ShuffleServiceFactory;
 import io.sluice.api.ShuffleServiceLoader;
 import org.apache.flink.metrics.Counter;
@@ -16,6 +17,7 @@ import org.apache.flink.runtime.io.network.TaskEventPublisher;
 import org.apache.flink.runtime.io.network.partition.PartitionProducerStateProvider;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
+import org.apache.flink.runtime.metrics.MetricNames;
 import org.apache.flink.runtime.shuffle.ShuffleDescriptor;
 import org.apache.flink.runtime.shuffle.ShuffleEnvironment;
 import org.apache.flink.runtime.shuffle.ShuffleIOOwnerContext;
@@ -38,7 +40,8 @@ import java.util.concurrent.Executor;
  * made on it. One per TaskManager, never shared: a MiniCluster runs several TaskManagers in one JVM.
  *
  * <p>Metrics: the TaskManager's group gets {@code Shuffle.Sluice.TotalMemorySegments} and
- * {@code AvailableMemorySegments}; each task's shuffle group gets {@code Shuffle.Sluice.Input.numBuffersIn}; Flink's
+ * {@code AvailableMemorySegments}; each task's shuffle group gets {@code Shuffle.Sluice.Input.numBuffersIn}, and with
+ * buffer debloating {@code Shuffle.Sluice.Input.<gate index>.debloatedBufferSize} as Flink's own gates have; Flink's
  * task I/O counters (bytes and buffers out) are fed by the writers and bytes in by Flink's own gate wrapper.
  *
  * <p>Thread-safe: Flink creates writers and gates from task deployment threads and releases partitions from its
@@ -55,14 +58,20 @@ public final class SluiceShuffleEnvironment
     private final io.sluice.api.ShuffleEnvironment sluice;
     private final Executor callbackExecutor;
     private final TaskEventPublisher taskEventPublisher;
+    /** Whether gates debloat ({@code shuffle.debloat.enabled}): then each gets a debloated-size gauge. */
+    private final boolean debloating;
+    /** The segment size: the buffer size of a gate that announced none. */
+    private final int segmentSize;
     /** Flink's id of each partition produced here, by Sluice's id. */
     private final Map<io.sluice.api.ResultPartitionId, ResultPartitionID> flinkIds = new ConcurrentHashMap<>();
 
-    private SluiceShuffleEnvironment(io.sluice.api.ShuffleEnvironment sluice, Executor callbackExecutor,
-                                     TaskEventPublisher taskEventPublisher) {
+    private SluiceShuffleEnvironment(io.sluice.api.ShuffleEnvironment sluice, ShuffleConfig config,
+                                     Executor callbackExecutor, TaskEventPublisher taskEventPublisher) {
         this.sluice = sluice;
         this.callbackExecutor = callbackExecutor;
         this.taskEventPublisher = taskEventPublisher;
+        this.debloating = config.get(ShuffleOptions.DEBLOAT_ENABLED);
+        this.segmentSize = Math.toIntExact(config.get(ShuffleOptions.MEMORY_SEGMENT_SIZE));
     }
 
     /**
@@ -84,8 +93,8 @@ public final class SluiceShuffleEnvironment
                 config, PartitionIds.toSluice(context.getTaskExecutorResourceId()),
                 context.getNetworkMemorySize().getBytes(), context.isLocalCommunicationOnly(),
                 context.getHostAddress()));
-        SluiceShuffleEnvironment environment = new SluiceShuffleEnvironment(sluice, context.getIoExecutor(),
-                context.getEventPublisher());
+        SluiceShuffleEnvironment environment = new SluiceShuffleEnvironment(sluice, config,
+                context.getIoExecutor(), context.getEventPublisher());
         environment.registerMetrics(context.getParentMetricGroup());
         return environment;
     }
@@ -181,8 +190,19 @@ public final class SluiceShuffleEnvironment
         io.sluice.api.InputGate gate = groups.createGate(sluice, ownerName + " (gate " + gateIndex + ")");
         InputChannel[] standIns = FlinkChannelStandIns.create(ownerName, gateIndex, descriptor.getConsumedResultId(),
                 descriptor.getConsumedPartitionType(), partitionIds, firstSubpartition);
-        return new SluiceInputGate(ownerName, gateIndex, descriptor.getConsumedPartitionType(), gate,
-                groups.toSluiceChannel(), firstSubpartition, lastSubpartition, standIns, numBuffersIn);
+        SluiceInputGate flinkGate = new SluiceInputGate(ownerName, gateIndex, descriptor.getConsumedPartitionType(),
+                gate, groups.toSluiceChannel(), firstSubpartition, lastSubpartition, standIns, numBuffersIn);
+        if (debloating) {
+            owner.getInputGroup().addGroup(gateIndex).gauge(MetricNames.DEBLOATED_BUFFER_SIZE,
+                    () -> debloatedBufferSize(flinkGate));
+        }
+        return flinkGate;
+    }
+
+    /** The size {@code gate}'s producers cut buffers at: the one it announced, or a segment while it announced none. */
+    private int debloatedBufferSize(SluiceInputGate gate) {
+        int announced = gate.debloatedBufferSize();
+        return announced == 0 ? segmentSize : announced;
     }
 
     private static SluiceShuffleDescriptor sluiceDescriptor(ShuffleDescriptor descriptor, ShuffleIOOwnerContext owner) {

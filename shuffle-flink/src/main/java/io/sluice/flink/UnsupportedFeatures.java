@@ -2,7 +2,6 @@ package io.sluice.flink;
 
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,15 +41,6 @@ final class UnsupportedFeatures {
                 + ": false for this job (aligned exactly-once checkpoints are supported). Unaligned checkpoints "
                 + "persist the buffers in flight, which Flink reads and writes only through its own input channels "
                 + "and subpartitions; a shuffle plug-in cannot provide them (see docs/flink.md).";
-    }
-
-    /** Buffer debloating. */
-    static String bufferDebloating() {
-        return "Sluice's Flink shuffle (shuffle-service-factory.class: " + SluiceShuffleServiceFactory.class.getName()
-                + ") does not support buffer debloating: set " + TaskManagerOptions.BUFFER_DEBLOAT_ENABLED.key()
-                + ": false. Debloating resizes the buffers of Flink's own input channels, which a shuffle plug-in "
-                + "cannot reach; size Sluice's memory with taskmanager.memory.network.* and "
-                + "sluice.shuffle.buffers-per-channel instead (see docs/flink.md).";
     }
 
     /** A shuffle compression codec Flink has and Sluice has not. */

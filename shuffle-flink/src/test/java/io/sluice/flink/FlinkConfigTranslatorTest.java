@@ -68,15 +68,80 @@ class FlinkConfigTranslatorTest {
     }
 
     @Test
-    void bufferDebloating_isRefused_namingTheOptionToTurnOff() {
+    void flinksBufferDebloatOptions_becomeSluicesDebloatOptions_withSluicesOwnTimerOff() {
         Configuration flink = new Configuration();
         flink.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
+        flink.set(TaskManagerOptions.BUFFER_DEBLOAT_TARGET, Duration.ofMillis(300));
+        flink.set(TaskManagerOptions.BUFFER_DEBLOAT_PERIOD, Duration.ofMillis(50));
+        flink.set(TaskManagerOptions.BUFFER_DEBLOAT_THRESHOLD_PERCENTAGES, 40);
+        flink.set(TaskManagerOptions.BUFFER_DEBLOAT_SAMPLES, 7);
+        flink.set(TaskManagerOptions.MIN_MEMORY_SEGMENT_SIZE, MemorySize.parse("512b"));
 
-        IllegalConfigurationException failure = assertThrows(IllegalConfigurationException.class,
-                () -> FlinkConfigTranslator.environmentConfig(flink, 1L << 20));
+        ShuffleConfig config = FlinkConfigTranslator.environmentConfig(flink, 1L << 20);
 
-        assertTrue(failure.getMessage().contains("taskmanager.network.memory.buffer-debloat.enabled: false"),
-                failure.getMessage());
+        assertTrue(config.get(ShuffleOptions.DEBLOAT_ENABLED));
+        assertEquals(Duration.ofMillis(300), config.get(ShuffleOptions.DEBLOAT_TARGET));
+        assertEquals(Duration.ZERO, config.get(ShuffleOptions.DEBLOAT_PERIOD),
+                "Flink's StreamTask triggers the gates on its own period");
+        assertEquals(40, config.get(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE));
+        assertEquals(7, config.get(ShuffleOptions.DEBLOAT_SAMPLES));
+        assertEquals(512L, config.get(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE));
+        assertCreatesAnEnvironment(config);
+    }
+
+    @Test
+    void flinksDebloatDefaults_becomeSluicesDefaults_andDebloatingStaysOff() {
+        ShuffleConfig config = FlinkConfigTranslator.environmentConfig(new Configuration(), 1L << 20);
+
+        assertFalse(config.get(ShuffleOptions.DEBLOAT_ENABLED));
+        assertEquals(ShuffleOptions.DEBLOAT_TARGET.defaultValue(), config.get(ShuffleOptions.DEBLOAT_TARGET));
+        assertEquals(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE.defaultValue(),
+                config.get(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE));
+        assertEquals(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE.defaultValue(),
+                config.get(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE));
+        assertEquals(ShuffleOptions.DEBLOAT_SAMPLES.defaultValue(), config.get(ShuffleOptions.DEBLOAT_SAMPLES));
+        assertEquals(Duration.ZERO, config.get(ShuffleOptions.DEBLOAT_PERIOD));
+    }
+
+    @Test
+    void flinksMinSegmentSizeBelowSluicesSmallestBuffer_isRaisedToIt() {
+        Configuration flink = new Configuration();
+        flink.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
+        flink.set(TaskManagerOptions.MIN_MEMORY_SEGMENT_SIZE, MemorySize.parse("16b"));
+
+        ShuffleConfig config = FlinkConfigTranslator.environmentConfig(flink, 1L << 20);
+
+        assertEquals(64L, config.get(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE));
+        assertCreatesAnEnvironment(config);
+    }
+
+    @Test
+    void sluicesOwnDebloatOptions_winOverThoseDerivedFromFlink() {
+        Configuration flink = new Configuration();
+        flink.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, true);
+        flink.set(TaskManagerOptions.BUFFER_DEBLOAT_TARGET, Duration.ofMillis(300));
+        flink.set(TaskManagerOptions.MIN_MEMORY_SEGMENT_SIZE, MemorySize.parse("16b"));
+        flink.setString("sluice.shuffle.debloat.enabled", "false");
+        flink.setString("sluice.shuffle.debloat.target", "2s");
+        flink.setString("sluice.shuffle.debloat.period", "100ms");
+        flink.setString("sluice.shuffle.debloat.min-buffer-size", "1k");
+        flink.setString("sluice.shuffle.debloat.threshold-percentage", "10");
+        flink.setString("sluice.shuffle.debloat.samples", "3");
+
+        ShuffleConfig config = FlinkConfigTranslator.environmentConfig(flink, 1L << 20);
+
+        assertFalse(config.get(ShuffleOptions.DEBLOAT_ENABLED));
+        assertEquals(Duration.ofSeconds(2), config.get(ShuffleOptions.DEBLOAT_TARGET));
+        assertEquals(Duration.ofMillis(100), config.get(ShuffleOptions.DEBLOAT_PERIOD));
+        assertEquals(1024L, config.get(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE));
+        assertEquals(10, config.get(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE));
+        assertEquals(3, config.get(ShuffleOptions.DEBLOAT_SAMPLES));
+    }
+
+    /** Sluice's environment accepts {@code config} (every value in its range) and closes cleanly. */
+    private static void assertCreatesAnEnvironment(ShuffleConfig config) {
+        new NettyShuffleServiceFactory().createShuffleEnvironment(
+                ShuffleEnvironmentContext.of(config, new ResourceId("tm"))).close();
     }
 
     @Test
