@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
  * Consumer side: reads one subpartition of each of several partitions, one channel per
@@ -189,6 +190,62 @@ public interface InputGate extends AutoCloseable {
      */
     default int debloatedBufferSize() {
         return 0;
+    }
+
+    /**
+     * Starts persisting the data in flight towards this gate for a checkpoint whose barriers are priority events
+     * (unaligned checkpoints). For every channel, each data buffer that comes before that channel's <em>ending</em>
+     * event in the channel's stream (its first event, priority or not, received or already taken, for which
+     * {@code endsPersisting} returns true; a priority event's place in the stream is where the channel received
+     * it) and that the consumer has not taken yet goes to {@code sink}, once: those the channel holds now at once,
+     * within this call, and later ones when the consumer takes them with {@link #pollNext()} or {@link #getNext()},
+     * or, for those an ending priority event overtook in the channel, when the consumer takes that event. A channel
+     * whose ending event the consumer took before this call hands only the data it received before that event and
+     * still holds; a channel whose ending event has been handed out hands nothing more. Data a priority event overtook in
+     * its producer's subpartition is the producer's to persist ({@link ResultPartitionWriter#broadcastPriorityEvent})
+     * and never reaches this sink. Events are never persisted.
+     *
+     * <p>Persisting lasts until {@link #stopPersisting()} or the next call of this method (which replaces the
+     * predicate and the sink); while none is started, the data path does no more than a field read per buffer.
+     * {@code endsPersisting} sees events' payloads (read-only, position to limit; it must not keep them)
+     * and is called on the consumer thread, as is the sink. Consumer thread.
+     *
+     * <p>An addition to the original interface; the default throws {@link UnsupportedOperationException}, the
+     * environment's gates and {@link UnionInputGate} implement it.
+     *
+     * @param endsPersisting whether an event is the one that ends persisting on its channel
+     * @param sink           receives the persisted data buffers, with the channel index
+     */
+    default void startPersisting(Predicate<ByteBuffer> endsPersisting, InFlightDataSink sink) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot persist data in flight");
+    }
+
+    /**
+     * Stops persisting on every channel (see {@link #startPersisting}); what was handed to the sink stays the
+     * sink's. Does nothing when none is started. Consumer thread.
+     *
+     * <p>An addition to the original interface; the default does nothing.
+     */
+    default void stopPersisting() {
+    }
+
+    /**
+     * Queues a recovered buffer or event for the channel {@code recovered.channelIndex()}, such as input data an
+     * engine persisted with a checkpoint and restores: the gate hands it out, in the order of these calls, before
+     * any live data or event of that channel, through {@link #pollNext()} and {@link #getNext()}, and makes the gate
+     * available for it. Allowed before and after {@link #setup()}; before it the gate hands out recovered elements
+     * only. The element is handed out as it is (the consumer recycles it, which runs its own
+     * {@link BufferOrEvent#recycle()}); ownership passes to the gate, which recycles what it never handed out on
+     * {@link #close()}. Any thread; the elements of one channel must come from one thread, in order.
+     *
+     * <p>An addition to the original interface; the default throws {@link UnsupportedOperationException}, the
+     * environment's gates and {@link UnionInputGate} implement it.
+     *
+     * @param recovered a recovered buffer or event (never a priority one), for a channel of this gate
+     * @throws IndexOutOfBoundsException for a channel index outside {@code [0, numberOfInputChannels())}
+     */
+    default void addRecovered(BufferOrEvent recovered) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot hand out recovered data");
     }
 
     /** Cancels the requests and returns every buffer; idempotent. */

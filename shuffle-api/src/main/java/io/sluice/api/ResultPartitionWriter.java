@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Producer side of one result partition: records go to one subpartition per consumer, framed as
@@ -98,6 +99,75 @@ public interface ResultPartitionWriter extends AutoCloseable {
      * @throws IOException when the writer failed or was closed
      */
     void broadcastBlockingEvent(ByteBuffer event) throws IOException;
+
+    /**
+     * Sends a priority event to every subpartition, as {@link #broadcastEvent(ByteBuffer, boolean)
+     * broadcastEvent(event, true)} does, and hands {@code overtaken}, subpartition by subpartition, every data buffer
+     * the event overtook there: the record bytes queued in the subpartition and not yet sent to its consumer (the
+     * unsent rest of a buffer partly sent included), in order. The overtaken data still goes to the consumer after
+     * the event, as with {@code broadcastEvent}; the sink gets its own references (see {@link InFlightDataSink}).
+     * Records emitted after this call go into new buffers, so nothing emitted later is handed over. The sink is
+     * called on the caller's thread before this method returns; a subpartition with nothing queued hands nothing.
+     * An engine persists what it is handed with a checkpoint whose barrier is the event (unaligned checkpoints).
+     *
+     * <p>A {@link PartitionType#BLOCKING} partition keeps its events in order, so its events overtake nothing and
+     * the sink is never called. Bounded like {@link #broadcastEvent}. Producer thread.
+     *
+     * <p>An addition to the original interface; the default throws {@link UnsupportedOperationException}, the
+     * environment's writers implement it.
+     *
+     * @param event     the event's payload; the caller keeps ownership, the bytes are copied
+     * @param overtaken receives the overtaken data buffers
+     * @throws IOException when the writer failed or was closed, or the event is refused as by {@code broadcastEvent}
+     */
+    default void broadcastPriorityEvent(ByteBuffer event, InFlightDataSink overtaken) throws IOException {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot hand out overtaken data");
+    }
+
+    /**
+     * Turns an event already queued into a priority event: in each subpartition, the first queued event not yet
+     * sent for which {@code replacement} returns non-null is taken out of its place, the returned payload is sent as
+     * a priority event ahead of the data queued before it (and, if the original was a blocking event, it no longer
+     * blocks the subpartition), and the data it overtook goes to {@code overtaken} as with
+     * {@link #broadcastPriorityEvent}. A subpartition in which no queued event matches (none queued, or the event was
+     * sent already) is left alone. This is what an aligned checkpoint barrier that timed out needs: it becomes an
+     * unaligned one. {@code replacement} sees each queued event's payload (read-only, position to limit) and must
+     * not keep it. Never blocks; producer thread.
+     *
+     * <p>An addition to the original interface; the default throws {@link UnsupportedOperationException}, the
+     * environment's writers implement it ({@link PartitionType#BLOCKING} ones match nothing).
+     *
+     * @param replacement the priority payload for a matching queued event, or null for any other
+     * @param overtaken   receives the overtaken data buffers
+     * @return the number of subpartitions in which an event was turned into a priority event
+     * @throws IOException when the writer failed or was closed
+     */
+    default int prioritizeQueuedEvent(Function<ByteBuffer, ByteBuffer> replacement,
+                                      InFlightDataSink overtaken) throws IOException {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot prioritize queued events");
+    }
+
+    /**
+     * Queues recovered in-flight data for one subpartition, such as the output data an engine persisted with a
+     * checkpoint and restores before producing again: {@code bytes} go out to the subpartition's consumer after what
+     * is queued there already and before anything emitted later, as one or more data buffers that hold exactly these
+     * bytes ({@code isEvent} false: framed record bytes, which may begin or end inside a record, so that consumers
+     * reading the stream see them as its continuation), or as one event for this subpartition only ({@code isEvent}
+     * true: an event payload as {@link #broadcastEvent} takes, not a priority one). The bytes are copied into the
+     * partition's buffers; like {@link #emitRecord}, a call waits while no buffer is free. Producer thread, after
+     * {@link #setup()}.
+     *
+     * <p>An addition to the original interface; the default throws {@link UnsupportedOperationException}, the
+     * environment's writers implement it.
+     *
+     * @param targetSubpartition the subpartition, in {@code [0, numberOfSubpartitions())}
+     * @param bytes              the recovered bytes, position to limit; the caller keeps ownership
+     * @param isEvent            true for an event payload, false for record bytes
+     * @throws IOException when the writer failed or was closed
+     */
+    default void emitRecovered(int targetSubpartition, ByteBuffer bytes, boolean isEvent) throws IOException {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot queue recovered data");
+    }
 
     /**
      * Lets {@link #emitRecord} and {@link #broadcastRecord} take up to {@code maxOverdraftBuffers} buffers beyond
