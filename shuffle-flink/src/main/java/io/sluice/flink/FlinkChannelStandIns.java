@@ -2,37 +2,32 @@ package io.sluice.flink;
 
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentProvider;
-import org.apache.flink.runtime.io.network.TaskEventDispatcher;
-import org.apache.flink.metrics.SimpleCounter;
-import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.io.network.partition.PartitionProducerStateProvider;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
-import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
 import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
 import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGate;
-import org.apache.flink.runtime.io.network.partition.consumer.LocalInputChannel;
+import org.apache.flink.runtime.io.network.partition.consumer.SluiceChannel;
 import org.apache.flink.runtime.jobgraph.IntermediateDataSetID;
 import org.apache.flink.runtime.throughput.ThroughputCalculator;
 import org.apache.flink.util.clock.SystemClock;
 
 import java.io.IOException;
-import java.lang.reflect.Constructor;
-import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Collection;
 
 /**
- * THE Flink workaround, isolated here so that a Flink version bump touches this one file.
+ * THE Flink workaround, isolated here and in {@link SluiceChannel} (the one shuffle-flink class in a Flink package)
+ * so that a Flink version bump touches these two files.
  *
  * <p>Flink's {@code InputGate.getChannel(int)} must return an {@link InputChannel}, and Flink's streaming runtime
  * asks those objects for the channel's identity: its {@code InputChannelInfo} and the subpartition indexes it
- * consumes (the watermark valve), and whether it has an error. {@link InputChannel} cannot be subclassed outside
- * Flink's package (it has package-private abstract methods), so this class builds, per channel, a stand-in: one of
- * Flink's public {@link LocalInputChannel}s on a dummy {@link SingleInputGate}, over an empty partition manager,
- * holding no memory, never set up and never asked for a partition. The stand-ins answer identity questions only: every read, resume, acknowledgement and event goes through
- * {@link SluiceInputGate} to Sluice, never through a stand-in.
+ * consumes (the watermark valve), and whether it has an error. Flink's channel-state reader, restoring an unaligned
+ * checkpoint, also needs them to be Flink {@code RecoveredInputChannel}s, into which it hands the recovered input.
+ * {@link InputChannel} cannot be subclassed outside Flink's package (it has package-private abstract methods), so
+ * this class builds, per channel, a {@link SluiceChannel} on a dummy {@link SingleInputGate} that holds no memory
+ * and is never set up. The channels answer identity questions and take recovered input (passed on to the Sluice
+ * gate); every read, resume, acknowledgement and event goes through {@link SluiceInputGate} to Sluice.
  *
  * <p>Built once per gate at gate creation; immutable afterwards; any thread.
  */
@@ -52,69 +47,23 @@ final class FlinkChannelStandIns {
      *                          identity, keys a range channel's watermarks by the subpartition each came from, which
      *                          only Flink's own partitions write into them; Sluice's carry plain watermarks, so the
      *                          valve treats a range channel as one input, as Sluice reads it (one stream)
+     * @param recovered         where the channels pass recovered input
      * @return one stand-in channel per channel, in channel order
      */
     static InputChannel[] create(String ownerName, int gateIndex, IntermediateDataSetID consumedResultId,
                                  ResultPartitionType partitionType, ResultPartitionID[] partitionIds,
-                                 int[] subpartitions) {
+                                 int[] subpartitions, SluiceChannel.Target recovered) {
         int channels = partitionIds.length;
         SingleInputGate dummyGate = new SingleInputGate(ownerName, gateIndex, consumedResultId, partitionType,
                 channels, NO_PRODUCER_STATE, () -> {
                     throw new IllegalStateException("the stand-in gate of " + ownerName + " has no buffer pool");
                 }, null, NO_MEMORY, 1, new ThroughputCalculator(SystemClock.getInstance()), null);
-        ResultPartitionManager noPartitions = new ResultPartitionManager();
-        TaskEventDispatcher noEvents = new TaskEventDispatcher();
         InputChannel[] standIns = new InputChannel[channels];
         for (int i = 0; i < channels; i++) {
-            standIns[i] = localChannel(dummyGate, i, partitionIds[i],
-                    new ResultSubpartitionIndexSet(subpartitions[i]), noPartitions, noEvents);
+            standIns[i] = new SluiceChannel(dummyGate, i, partitionIds[i],
+                    new ResultSubpartitionIndexSet(subpartitions[i]), recovered);
         }
         return standIns;
-    }
-
-    /**
-     * One stand-in through whichever public {@link LocalInputChannel} constructor this Flink version has: Flink 2.3
-     * added a last parameter (the channel's recovered buffers, empty here) to Flink 2.2's eleven, so the constructor is
-     * chosen by its parameter count rather than compiled against one version.
-     */
-    private static LocalInputChannel localChannel(SingleInputGate gate, int index, ResultPartitionID partitionId,
-                                                  ResultSubpartitionIndexSet subpartitions,
-                                                  ResultPartitionManager partitions, TaskEventDispatcher events) {
-        Object[] common = {gate, index, partitionId, subpartitions, partitions, events, 0, 0, new SimpleCounter(),
-                new SimpleCounter(), ChannelStateWriter.NO_OP};
-        Object[] arguments = LOCAL_CHANNEL.getParameterCount() == common.length
-                ? common
-                : appended(common, new ArrayDeque<>());
-        try {
-            return (LocalInputChannel) LOCAL_CHANNEL.newInstance(arguments);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot build Flink's LocalInputChannel as a stand-in channel for gate "
-                    + gate + " with " + LOCAL_CHANNEL + "; this Flink version is not one shuffle-flink supports "
-                    + "(docs/flink.md, \"Flink versions\")", e);
-        }
-    }
-
-    private static Object[] appended(Object[] first, Object last) {
-        Object[] all = Arrays.copyOf(first, first.length + 1);
-        all[first.length] = last;
-        return all;
-    }
-
-    /** The public constructor with the parameters of Flink 2.2 (eleven) or Flink 2.3 (those and one more). */
-    private static final Constructor<?> LOCAL_CHANNEL = localChannelConstructor();
-
-    private static Constructor<?> localChannelConstructor() {
-        for (Constructor<?> constructor : LocalInputChannel.class.getConstructors()) {
-            Class<?>[] parameters = constructor.getParameterTypes();
-            if ((parameters.length == 11 || parameters.length == 12) && parameters[0] == SingleInputGate.class
-                    && parameters[10] == ChannelStateWriter.class
-                    && (parameters.length == 11 || parameters[11] == ArrayDeque.class)) {
-                return constructor;
-            }
-        }
-        throw new IllegalStateException("Flink's LocalInputChannel has none of the public constructors of Flink 2.2 "
-                + "or 2.3 (" + Arrays.toString(LocalInputChannel.class.getConstructors()) + "); this Flink version "
-                + "is not one shuffle-flink supports (docs/flink.md, \"Flink versions\")");
     }
 
     private static final PartitionProducerStateProvider NO_PRODUCER_STATE = (resultId, partitionId, callback) -> {

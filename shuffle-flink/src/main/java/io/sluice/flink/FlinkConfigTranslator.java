@@ -3,6 +3,8 @@ package io.sluice.flink;
 import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
@@ -131,10 +133,17 @@ final class FlinkConfigTranslator {
         return result;
     }
 
-    /** Fails for cluster-wide settings Sluice cannot honour; per-job unaligned checkpoints are caught per task. */
+    /**
+     * Flink 2.3's experimental {@code execution.checkpointing.during-recovery.enabled}, declared here because Flink
+     * 2.2 has no such option.
+     */
+    static final ConfigOption<Boolean> CHECKPOINTING_DURING_RECOVERY =
+            ConfigOptions.key("execution.checkpointing.during-recovery.enabled").booleanType().defaultValue(false);
+
+    /** Fails for cluster-wide settings Sluice cannot honour; per-job ones are caught per task. */
     static void rejectUnsupported(Configuration flink) {
-        if (CheckpointingOptions.isUnalignedCheckpointEnabled(flink)) {
-            throw new IllegalConfigurationException(UnsupportedFeatures.unalignedCheckpoints());
+        if (flink.get(CHECKPOINTING_DURING_RECOVERY)) {
+            throw new IllegalConfigurationException(UnsupportedFeatures.checkpointingDuringRecovery());
         }
         if (!setsSluiceCodec(flink)) {
             compressionCodec(flink);

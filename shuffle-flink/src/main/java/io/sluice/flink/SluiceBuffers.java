@@ -12,7 +12,8 @@ import java.nio.ByteBuffer;
 /**
  * Hands Sluice's data buffers to Flink as Flink {@link Buffer}s without copying: the Flink buffer wraps the Sluice
  * buffer's off-heap bytes, and recycling it (Flink's record deserializer does, once it has read every byte) recycles
- * the Sluice buffer. A heap buffer (never produced by Sluice's pools; only a defensive path) is copied. Stateless;
+ * the Sluice buffer. Recovered input ({@link RecoveredInput.Element}) is Flink's own buffer and is handed back as it
+ * is. Any other heap buffer (never produced by Sluice's pools; only a defensive path) is copied. Stateless;
  * any thread.
  */
 final class SluiceBuffers {
@@ -25,6 +26,9 @@ final class SluiceBuffers {
      * which recycles {@code source}.
      */
     static Buffer wrap(io.sluice.api.BufferOrEvent source) {
+        if (source instanceof RecoveredInput.Element recovered) {
+            return recovered.flinkBuffer();
+        }
         ByteBuffer data = source.data();
         int size = data.remaining();
         if (data.isDirect()) {

@@ -12,11 +12,13 @@ import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
+import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
 import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
+import org.apache.flink.util.CloseableIterator;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,15 +42,20 @@ import java.util.concurrent.CompletableFuture;
  * the gate keeps all but the last of each to itself, so Flink sees one of each per channel, after the range's last
  * subpartition (its record deserializer and end-of-input accounting are per channel).
  *
- * <p>Life cycle, in the order Flink's StreamTask drives it: {@link #setup()} (checks only), then
- * {@link #finishReadRecoveredState()} on Flink's channel-state thread (aligned checkpoints leave no channel state to
- * recover) makes the gate available once, and the task thread's next poll completes {@link #getStateConsumedFuture()},
- * then {@link #requestPartitions()} sets up the Sluice gate (reserving its buffers and requesting every partition),
- * then reading, then {@link #close()}. The state-consumed future completes on the task thread, as Flink's own gate
+ * <p>Life cycle, in the order Flink's StreamTask drives it: {@link #setup()} (checks only), then recovery: Flink's
+ * channel-state thread hands the input data an unaligned checkpoint persisted to the gate's channels
+ * ({@link RecoveredInput}), the task polls it, and once {@link #finishReadRecoveredState()} said all is handed over
+ * and the task took it all, the task's poll completes {@link #getStateConsumedFuture()}; then
+ * {@link #requestPartitions()} sets up the Sluice gate (reserving its buffers and requesting every partition), then
+ * reading, then {@link #close()}. The state-consumed future completes on the task thread, as Flink's own gate
  * completes it, because Flink 2.2's StreamTask suspends its restore loop from whichever thread completes it and fails
  * the task ("Mailbox loop interrupted before recovery was finished") if that is another thread.
  *
- * <p>Threads: the read, resume and acknowledge methods are called by the task's mailbox thread only; {@link #close()},
+ * <p>Unaligned checkpoints: {@link #checkpointStarted} has the Sluice gate persist, per channel, the data before
+ * that channel's barrier that the task had not taken yet (queued, or arriving later), into Flink's channel-state
+ * writer; {@link #checkpointStopped} ends it.
+ *
+ * <p>Threads: the read, resume, acknowledge and checkpoint methods are called by the task's mailbox thread only; {@link #close()},
  * {@link #isFinished()} and the futures may be used from any thread.
  */
 public final class SluiceInputGate extends IndexedInputGate {
@@ -95,6 +102,9 @@ public final class SluiceInputGate extends IndexedInputGate {
     private volatile int numberOfEndedChannels; // written by the task thread
     private boolean drainOnEndOfData = true; // task thread
     private boolean checkpointingDuringRecovery; // task thread
+    private ChannelStateWriter channelStateWriter = ChannelStateWriter.NO_OP; // set before reading, task thread
+    /** The checkpoint whose in-flight data the Sluice gate persists, or -1. Task thread. */
+    private long persistingCheckpoint = -1;
 
     SluiceInputGate(String ownerName, int gateIndex, ResultPartitionType partitionType,
                     io.sluice.api.InputGate sluice, int[] toSluiceChannel, int[] consumedSubpartition,
@@ -208,7 +218,10 @@ public final class SluiceInputGate extends IndexedInputGate {
         return bufferFilteringComplete;
     }
 
-    /** Aligned checkpoints persist no in-flight data, so there is no recovered channel state to read. */
+    /**
+     * Flink's channel-state reader handed over every recovered buffer (through the channels, on its thread); the task
+     * completes the state-consumed future once it took them all.
+     */
     @Override
     public void finishReadRecoveredState() {
         bufferFilteringComplete.complete(null);
@@ -216,11 +229,22 @@ public final class SluiceInputGate extends IndexedInputGate {
     }
 
     /**
-     * Before the partitions are requested: completes {@link #stateConsumed} on the polling (task) thread once the
-     * recovered state is read, and returns nothing.
+     * Before the partitions are requested: hands out recovered input, and once the recovered state is read and every
+     * recovered element taken, completes {@link #stateConsumed} on the polling (task) thread.
      */
-    private Optional<BufferOrEvent> beforePartitionsRequested() {
-        if (recoveredStateRead.isDone()) {
+    private Optional<BufferOrEvent> beforePartitionsRequested() throws IOException {
+        boolean allHandedOver = recoveredStateRead.isDone(); // read before polling: nothing is added after it
+        while (true) {
+            Optional<io.sluice.api.BufferOrEvent> recovered = sluice.pollNext();
+            if (recovered.isEmpty()) {
+                break;
+            }
+            BufferOrEvent flink = toFlink(recovered.get());
+            if (flink != null) {
+                return Optional.of(flink);
+            }
+        }
+        if (allHandedOver) {
             stateConsumed.complete(null);
         }
         return Optional.empty();
@@ -284,7 +308,13 @@ public final class SluiceInputGate extends IndexedInputGate {
             return AvailabilityProvider.AVAILABLE;
         }
         if (current == State.CREATED) {
-            return stateConsumed.isDone() ? partitionsRequested : recoveredStateRead;
+            if (stateConsumed.isDone()) {
+                return partitionsRequested;
+            }
+            CompletableFuture<?> recovered = sluice.wakeUpFuture();
+            return recovered.isDone() || recoveredStateRead.isDone()
+                    ? AvailabilityProvider.AVAILABLE
+                    : CompletableFuture.anyOf(recoveredStateRead, recovered);
         }
         return sluice.wakeUpFuture();
     }
@@ -333,30 +363,64 @@ public final class SluiceInputGate extends IndexedInputGate {
         }
     }
 
-    /** Refuses unaligned checkpoints: Flink hands a real channel-state writer only when they are enabled. */
+    /** Flink's channel-state writer: a real one when unaligned checkpoints are enabled. Before reading. */
     @Override
     public void setChannelStateWriter(ChannelStateWriter channelStateWriter) {
-        if (channelStateWriter != ChannelStateWriter.NO_OP) {
-            throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
+        this.channelStateWriter = channelStateWriter;
+    }
+
+    /**
+     * An unaligned checkpoint started (its first barrier reached the task): from now until each channel's barrier
+     * of this checkpoint (or a later one), the data the task had not taken yet goes to Flink's channel-state writer,
+     * each buffer as Flink's buffer over the same bytes (the writer recycles it once written). Task thread.
+     */
+    @Override
+    public void checkpointStarted(CheckpointBarrier barrier) throws CheckpointException {
+        long checkpointId = barrier.getId();
+        ChannelStateWriter writer = channelStateWriter;
+        persistingCheckpoint = checkpointId;
+        try {
+            sluice.startPersisting(event -> isBarrierOfOrAfter(event, checkpointId),
+                    (channel, buffer) -> writer.addInputData(checkpointId,
+                            channelInfos.get(fromSluiceChannel[channel]), ChannelStateWriter.SEQUENCE_NUMBER_UNKNOWN,
+                            CloseableIterator.ofElement(SluiceBuffers.wrap(buffer), Buffer::recycleBuffer)));
+        } catch (RuntimeException e) {
+            persistingCheckpoint = -1;
+            throw new CheckpointException("gate " + gateIndex + " of " + ownerName + " could not start persisting "
+                    + "its data in flight for checkpoint " + checkpointId,
+                    CheckpointFailureReason.CHECKPOINT_DECLINED, e);
         }
     }
 
-    /** Called only for unaligned checkpoints, which are refused at deployment. */
-    @Override
-    public void checkpointStarted(CheckpointBarrier barrier) throws CheckpointException {
-        throw new CheckpointException(UnsupportedFeatures.unalignedCheckpoints(),
-                CheckpointFailureReason.CHECKPOINT_DECLINED_TASK_NOT_READY);
+    /** Whether a Sluice event is Flink's barrier of {@code checkpointId} or a later checkpoint. Task thread. */
+    private boolean isBarrierOfOrAfter(ByteBuffer payload, long checkpointId) {
+        try {
+            AbstractEvent event = EventSerializer.fromSerializedEvent(payload.duplicate(), eventClassLoader);
+            return event instanceof CheckpointBarrier barrier && barrier.getId() >= checkpointId;
+        } catch (IOException e) {
+            throw new IllegalStateException("gate " + gateIndex + " of " + ownerName + ": an event of "
+                    + payload.remaining() + " bytes is not one of Flink's", e);
+        }
     }
 
+    /** The checkpoint ended on this task (all barriers taken, or aborted): persisting for it, if any, stops. */
     @Override
     public void checkpointStopped(long cancelledCheckpointId) {
-        // Aligned checkpoints keep no per-channel checkpoint state.
+        if (persistingCheckpoint != -1 && cancelledCheckpointId >= persistingCheckpoint) {
+            persistingCheckpoint = -1;
+            sluice.stopPersisting();
+        }
     }
 
-    /** Called only for unaligned checkpoints, which are refused at deployment. */
+    /**
+     * Flink asks this only for a channel that announced an aligned barrier still queued behind data, which is how
+     * Flink's own channels let a consumer time out an aligned checkpoint; Sluice's channels announce none, so a call
+     * is a bug.
+     */
     @Override
     public void convertToPriorityEvent(int channelIndex, int sequenceNumber) {
-        throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
+        throw new IllegalStateException("gate " + gateIndex + " of " + ownerName + " announced no barrier on channel "
+                + channelIndex + " (sequence number " + sequenceNumber + "): Sluice channels announce none");
     }
 
     /**
@@ -381,7 +445,10 @@ public final class SluiceInputGate extends IndexedInputGate {
     // Declared by Flink 2.3's InputGate, not by Flink 2.2's: compiled against either (docs/flink.md, "Flink versions").
     @SuppressWarnings("MissingOverride")
     public void setCheckpointingDuringRecoveryEnabled(boolean enabled) {
-        checkpointingDuringRecovery = enabled;
+        if (enabled) {
+            throw UnsupportedFeatures.refusal(UnsupportedFeatures.checkpointingDuringRecovery());
+        }
+        checkpointingDuringRecovery = false;
     }
 
     // Declared by Flink 2.3's InputGate, not by Flink 2.2's: compiled against either (docs/flink.md, "Flink versions").

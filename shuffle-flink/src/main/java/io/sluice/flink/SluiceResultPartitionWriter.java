@@ -7,25 +7,35 @@ import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.event.AbstractEvent;
 import org.apache.flink.runtime.event.TaskEvent;
 import org.apache.flink.runtime.io.network.TaskEventPublisher;
+import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.runtime.checkpoint.channel.ResultSubpartitionInfo;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.buffer.BufferBuilder;
+import org.apache.flink.runtime.io.network.buffer.BufferConsumer;
+import org.apache.flink.runtime.io.network.buffer.FreeingBufferRecycler;
 import org.apache.flink.runtime.io.network.metrics.ResultPartitionBytesCounter;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
 import org.apache.flink.runtime.io.network.partition.ChannelStateHolder;
+import org.apache.flink.runtime.io.network.partition.CheckpointedResultPartition;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
+import org.apache.flink.runtime.io.network.partition.consumer.EndOfOutputChannelStateEvent;
 import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -43,6 +53,14 @@ import java.util.concurrent.RejectedExecutionException;
  * every event in order and blocks nothing (its consumers read after the producer finished). {@link #finish()}
  * sends Flink's {@link EndOfPartitionEvent} before Sluice's own end of partition.
  *
+ * <p>Unaligned checkpoints: a priority barrier overtakes the data queued in each subpartition, and the overtaken
+ * buffers (Flink's buffers over the same bytes; Sluice's framing is Flink's) go to Flink's channel-state writer with
+ * the checkpoint. On a restore, Flink's channel-state reader hands the persisted output back
+ * ({@link CheckpointedResultPartition}): it is queued ahead of anything the task emits, followed by Flink's end of
+ * recovered output, a blocking event its consumer resumes after. A checkpoint that starts aligned and may time out
+ * into an unaligned one ({@code execution.checkpointing.aligned-checkpoint-timeout}) sends its barrier as an aligned
+ * one, which stays in its place: when it times out, the consumer persists what comes before each barrier instead.
+ *
  * <p>Backpressure: {@link #getAvailableFuture()} is Sluice's {@code wakeUpFuture()}: when it is done, a buffer is
  * free and an emit does not block Flink's mailbox thread; a record larger than that buffer continues on Sluice's
  * overdraft buffers ({@link #setMaxOverdraftBuffersPerGate}), as on Flink's own partitions.
@@ -52,7 +70,8 @@ import java.util.concurrent.RejectedExecutionException;
  * on Flink's I/O executor, never on a Sluice thread; {@link #close()}, {@link #release} and {@link #fail} from any
  * thread. Metric updates are serialized by {@code this}.
  */
-public final class SluiceResultPartitionWriter implements ResultPartitionWriter, ChannelStateHolder {
+public final class SluiceResultPartitionWriter
+        implements ResultPartitionWriter, ChannelStateHolder, CheckpointedResultPartition {
 
     private static final Logger LOG = LoggerFactory.getLogger(SluiceResultPartitionWriter.class);
 
@@ -61,6 +80,10 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
 
     private final io.sluice.api.ResultPartitionWriter sluice;
     private final ResultPartitionID partitionId;
+    /** This partition's index among its task's partitions, and its subpartitions as Flink's channel state names them. */
+    private final ResultSubpartitionInfo[] subpartitionInfos;
+    /** Size of the buffers Flink's channel-state reader fills with recovered output: a segment. */
+    private final int recoveryBufferSize;
     private final String ownerName;
     private final int numberOfSubpartitions;
     private final int numTargetKeyGroups;
@@ -87,6 +110,8 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     private volatile boolean endOfDataNotified;
     private volatile boolean finished;
     private volatile boolean released;
+    /** Flink's channel-state writer: a real one when unaligned checkpoints are enabled. Set before the task emits. */
+    private volatile ChannelStateWriter channelStateWriter = ChannelStateWriter.NO_OP;
 
     @GuardedBy("this")
     private Counter numBytesOut;
@@ -98,7 +123,8 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     private long reportedBuffers;
 
     SluiceResultPartitionWriter(io.sluice.api.ResultPartitionWriter sluice, ResultPartitionID partitionId,
-                                String ownerName, int numTargetKeyGroups, boolean blocking, Executor callbackExecutor,
+                                int partitionIndex, String ownerName, int numTargetKeyGroups, boolean blocking,
+                                int recoveryBufferSize, Executor callbackExecutor,
                                 TaskEventPublisher taskEventPublisher) {
         this.sluice = Objects.requireNonNull(sluice, "sluice");
         this.partitionId = Objects.requireNonNull(partitionId, "partitionId");
@@ -111,6 +137,11 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         this.acknowledgedSubpartitions = new BitSet(numberOfSubpartitions);
         this.partitionBytes = new ResultPartitionBytesCounter(numberOfSubpartitions);
         this.unpublishedRecordBytes = new long[numberOfSubpartitions];
+        this.subpartitionInfos = new ResultSubpartitionInfo[numberOfSubpartitions];
+        for (int i = 0; i < numberOfSubpartitions; i++) {
+            subpartitionInfos[i] = new ResultSubpartitionInfo(partitionIndex, i);
+        }
+        this.recoveryBufferSize = recoveryBufferSize;
         if (blocking) {
             // Its consumers start after this task finished: nobody will acknowledge, and nothing needs to be.
             allDataProcessed.complete(null);
@@ -175,6 +206,10 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
     public void broadcastEvent(AbstractEvent event, boolean isPriorityEvent) throws IOException {
         ByteBuffer serialized = EventSerializer.toSerializedEvent(event);
         partitionBytes.incAll(serialized.remaining());
+        if (isPriorityEvent && event instanceof CheckpointBarrier barrier) {
+            broadcastUnalignedBarrier(serialized, barrier.getId());
+            return;
+        }
         if (!isPriorityEvent && !blocking && Buffer.DataType.getDataType(event, false).isBlockingUpstream()) {
             sluice.broadcastBlockingEvent(serialized);
         } else {
@@ -182,13 +217,62 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         }
     }
 
-    /** Only unaligned checkpoints with an alignment timeout call this; they are refused at deployment. */
-    @Override
-    public void alignedBarrierTimeout(long checkpointId) {
-        throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
+    /**
+     * An unaligned barrier: sent ahead of the data queued in every subpartition, and that data, per subpartition in
+     * order, goes to Flink's channel-state writer for the checkpoint (which recycles each buffer once written).
+     * Task thread, before Flink finishes the checkpoint's output.
+     */
+    private void broadcastUnalignedBarrier(ByteBuffer barrier, long checkpointId) throws IOException {
+        List<List<Buffer>> overtaken = new ArrayList<>(numberOfSubpartitions);
+        for (int i = 0; i < numberOfSubpartitions; i++) {
+            overtaken.add(new ArrayList<>());
+        }
+        try {
+            sluice.broadcastPriorityEvent(barrier,
+                    (subpartition, buffer) -> overtaken.get(subpartition).add(SluiceBuffers.wrap(buffer)));
+        } catch (IOException | RuntimeException e) {
+            recycleAll(overtaken);
+            throw e;
+        }
+        ChannelStateWriter writer = channelStateWriter;
+        try {
+            for (int i = 0; i < numberOfSubpartitions; i++) {
+                List<Buffer> buffers = overtaken.get(i);
+                if (!buffers.isEmpty()) {
+                    // Ownership of the buffers passes to the writer, which recycles them, also when it fails.
+                    overtaken.set(i, List.of());
+                    writer.addOutputData(checkpointId, subpartitionInfos[i],
+                            ChannelStateWriter.SEQUENCE_NUMBER_UNKNOWN, buffers.toArray(new Buffer[0]));
+                }
+            }
+        } catch (RuntimeException e) {
+            recycleAll(overtaken);
+            throw e;
+        }
     }
 
-    /** Aligned checkpoints keep no channel state in the partition, so there is nothing to abort. */
+    private static void recycleAll(List<List<Buffer>> buffers) {
+        for (List<Buffer> list : buffers) {
+            for (Buffer buffer : list) {
+                buffer.recycleBuffer();
+            }
+        }
+    }
+
+    /**
+     * An aligned barrier of {@code checkpointId} timed out: Flink's own partitions move it ahead of the data still
+     * queued before it; here it stays in its place, and the checkpoint, unaligned from now on at its consumers, has
+     * them persist the data before it as it arrives (it is still the data before the barrier, so nothing is lost or
+     * persisted twice). The checkpoint then completes once that data has reached the consumers.
+     */
+    @Override
+    public void alignedBarrierTimeout(long checkpointId) {
+    }
+
+    /**
+     * Unaligned barriers hand their overtaken data over when they are broadcast and aligned ones keep none, so the
+     * partition holds no state of an aborted checkpoint.
+     */
     @Override
     public void abortCheckpoint(long checkpointId, CheckpointException cause) {
     }
@@ -304,11 +388,56 @@ public final class SluiceResultPartitionWriter implements ResultPartitionWriter,
         return sluice.wakeUpFuture();
     }
 
-    /** Refuses unaligned checkpoints: Flink hands a real channel-state writer only when they are enabled. */
+    /** Flink's channel-state writer, where the output an unaligned barrier overtakes goes. Before the task emits. */
     @Override
     public void setChannelStateWriter(ChannelStateWriter channelStateWriter) {
-        if (channelStateWriter != ChannelStateWriter.NO_OP) {
-            throw UnsupportedFeatures.refusal(UnsupportedFeatures.unalignedCheckpoints());
+        this.channelStateWriter = Objects.requireNonNull(channelStateWriter, "channelStateWriter");
+    }
+
+    @Override
+    public ResultSubpartitionInfo getCheckpointedSubpartitionInfo(int subpartitionIndex) {
+        return subpartitionInfos[subpartitionIndex];
+    }
+
+    /**
+     * A buffer for Flink's channel-state reader to fill with recovered output: one segment of heap memory, freed
+     * when {@link #addRecovered} has copied it into the partition. Flink's restore thread.
+     */
+    @Override
+    public BufferBuilder requestBufferBuilderBlocking() {
+        return new BufferBuilder(MemorySegmentFactory.allocateUnpooledSegment(recoveryBufferSize),
+                FreeingBufferRecycler.INSTANCE);
+    }
+
+    /**
+     * Recovered output (record bytes, or an event such as Flink's subtask connection descriptor) for one
+     * subpartition: queued ahead of anything the task emits. Takes ownership of {@code bufferConsumer} and closes it.
+     * Flink's restore thread, before the task emits.
+     */
+    @Override
+    public void addRecovered(int subpartitionIndex, BufferConsumer bufferConsumer) throws IOException {
+        try (BufferConsumer consumer = bufferConsumer) {
+            Buffer buffer = consumer.build();
+            try {
+                if (buffer.readableBytes() > 0) {
+                    sluice.emitRecovered(subpartitionIndex, buffer.getNioBufferReadable(), !buffer.isBuffer());
+                }
+            } finally {
+                buffer.recycleBuffer();
+            }
+        }
+    }
+
+    /**
+     * Every recovered output is queued: unless Flink says the job graph has loops (then nobody waits), each
+     * subpartition gets Flink's end of recovered output, a blocking event after which it sends nothing until its
+     * consumer, having it from all its channels, resumes it (Flink's own partitions do the same). A blocking
+     * partition has no channel state and does nothing.
+     */
+    @Override
+    public void finishReadRecoveredState(boolean notifyAndBlockOnCompletion) throws IOException {
+        if (notifyAndBlockOnCompletion && !blocking) {
+            broadcastEvent(EndOfOutputChannelStateEvent.INSTANCE, false);
         }
     }
 

@@ -52,6 +52,12 @@ public final class SluiceShuffleEnvironment
 
     private static final Logger LOG = LoggerFactory.getLogger(SluiceShuffleEnvironment.class);
 
+    /**
+     * Recovered input buffers a gate lets Flink's channel-state reader have out at a time, per channel: enough that
+     * the reader fills one while the task reads another.
+     */
+    private static final int RECOVERED_BUFFERS_PER_CHANNEL = 2;
+
     /** Name of the metric group this shuffle registers under a task's and a TaskManager's group. */
     static final String METRIC_GROUP = "Sluice";
 
@@ -143,9 +149,9 @@ public final class SluiceShuffleEnvironment
             ResultPartitionDeploymentDescriptor descriptor = descriptors.get(i);
             ResultPartitionID flinkId = descriptor.getShuffleDescriptor().getResultPartitionID();
             flinkIds.put(sluiceWriters.get(i).partitionId(), flinkId);
-            writers.add(new SluiceResultPartitionWriter(sluiceWriters.get(i), flinkId, ownerContext.getOwnerName(),
+            writers.add(new SluiceResultPartitionWriter(sluiceWriters.get(i), flinkId, i, ownerContext.getOwnerName(),
                     descriptor.getMaxParallelism(), PartitionTypes.isBlocking(descriptor.getPartitionType()),
-                    callbackExecutor, taskEventPublisher));
+                    segmentSize, callbackExecutor, taskEventPublisher));
         }
         return writers;
     }
@@ -188,8 +194,10 @@ public final class SluiceShuffleEnvironment
         // One Sluice gate per consumed subpartition range (usually exactly one), read as a union.
         SubpartitionGroups groups = SubpartitionGroups.of(firstSubpartition, lastSubpartition, sluiceChannels);
         io.sluice.api.InputGate gate = groups.createGate(sluice, ownerName + " (gate " + gateIndex + ")");
+        RecoveredInput recovered = new RecoveredInput(gate, groups.toSluiceChannel(), segmentSize,
+                RECOVERED_BUFFERS_PER_CHANNEL * channels);
         InputChannel[] standIns = FlinkChannelStandIns.create(ownerName, gateIndex, descriptor.getConsumedResultId(),
-                descriptor.getConsumedPartitionType(), partitionIds, firstSubpartition);
+                descriptor.getConsumedPartitionType(), partitionIds, firstSubpartition, recovered);
         SluiceInputGate flinkGate = new SluiceInputGate(ownerName, gateIndex, descriptor.getConsumedPartitionType(),
                 gate, groups.toSluiceChannel(), firstSubpartition, lastSubpartition, standIns, numBuffersIn);
         if (debloating) {

@@ -34,13 +34,12 @@ final class UnsupportedFeatures {
         return new UnsupportedPartitionTypeException(message);
     }
 
-    /** Unaligned checkpoints, enabled for the cluster or for a job. */
-    static String unalignedCheckpoints() {
+    /** Checkpoints taken while recovered in-flight data is still being consumed (Flink 2.3, experimental). */
+    static String checkpointingDuringRecovery() {
         return "Sluice's Flink shuffle (shuffle-service-factory.class: " + SluiceShuffleServiceFactory.class.getName()
-                + ") does not support unaligned checkpoints: set " + CheckpointingOptions.ENABLE_UNALIGNED.key()
-                + ": false for this job (aligned exactly-once checkpoints are supported). Unaligned checkpoints "
-                + "persist the buffers in flight, which Flink reads and writes only through its own input channels "
-                + "and subpartitions; a shuffle plug-in cannot provide them (see docs/flink.md).";
+                + ") takes checkpoints only after a task consumed the in-flight data it recovered: set "
+                + "execution.checkpointing.during-recovery.enabled: false (the default) for this job "
+                + "(see docs/flink.md).";
     }
 
     /** A shuffle compression codec Flink has and Sluice has not. */

@@ -145,15 +145,18 @@ class FlinkConfigTranslatorTest {
     }
 
     @Test
-    void unalignedCheckpointsForTheWholeCluster_areRefusedAtStartup_namingTheOption() {
+    void unalignedCheckpointsForTheWholeCluster_areAccepted_butCheckpointsDuringRecoveryAreRefused_namingTheOption() {
         Configuration flink = new Configuration();
         flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
         flink.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        flink.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ofSeconds(2));
+        FlinkConfigTranslator.masterConfig(flink);
 
+        flink.set(FlinkConfigTranslator.CHECKPOINTING_DURING_RECOVERY, true);
         IllegalConfigurationException failure = assertThrows(IllegalConfigurationException.class,
                 () -> FlinkConfigTranslator.masterConfig(flink));
 
-        assertTrue(failure.getMessage().contains("execution.checkpointing.unaligned.enabled: false"),
+        assertTrue(failure.getMessage().contains("execution.checkpointing.during-recovery.enabled: false"),
                 failure.getMessage());
     }
 

@@ -52,6 +52,12 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static io.sluice.flink.AdapterPair.WAIT_NANOS;
+import static io.sluice.flink.AdapterPair.flinkRecord;
+import static io.sluice.flink.AdapterPair.pollWithin;
+import static io.sluice.flink.AdapterPair.readOne;
+import static io.sluice.flink.AdapterPair.readUntilEvent;
+import static io.sluice.flink.AdapterPair.records;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -66,12 +72,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SluiceAdapterTest {
 
-    private static final long WAIT_NANOS = 20_000_000_000L;
 
     @ParameterizedTest
     @ValueSource(strings = {"in-process", "nio"})
     void alignedBarrier_holdsBackLaterRecords_untilTheGateResumesThatChannel(String link) throws Exception {
-        try (Pair pair = new Pair(link)) {
+        try (AdapterPair pair = new AdapterPair(link)) {
             SluiceResultPartitionWriter writer = pair.writer(1);
             SluiceInputGate gate = pair.gate(writer, 0, 3);
             for (int i = 0; i < 10; i++) {
@@ -109,7 +114,7 @@ class SluiceAdapterTest {
     @ValueSource(strings = {"in-process", "nio"})
     void endOfData_isAcknowledgedByEveryConsumer_beforeAllDataProcessedCompletes_thenEndOfPartitionFinishes(
             String link) throws Exception {
-        try (Pair pair = new Pair(link)) {
+        try (AdapterPair pair = new AdapterPair(link)) {
             SluiceResultPartitionWriter writer = pair.writer(2);
             SluiceInputGate gate0 = pair.gate(writer, 0, 0);
             SluiceInputGate gate1 = pair.gate(writer, 1, 1);
@@ -142,21 +147,23 @@ class SluiceAdapterTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"in-process"})
-    void channels_carryFlinksChannelInfoAndConsumedSubpartition_andUnalignedCheckpointsAreRefused(String link)
+    void channels_carryFlinksChannelInfoAndConsumedSubpartition_andCheckpointsDuringRecoveryAreRefused(String link)
             throws Exception {
-        try (Pair pair = new Pair(link)) {
+        try (AdapterPair pair = new AdapterPair(link)) {
             SluiceResultPartitionWriter writer = pair.writer(3);
             SluiceInputGate gate = pair.gate(writer, 2, 5);
 
             assertEquals(new InputChannelInfo(5, 0), gate.getChannel(0).getChannelInfo());
             assertEquals(List.of(new InputChannelInfo(5, 0)), gate.getChannelInfos());
             assertTrue(gate.getChannel(0).getConsumedSubpartitionIndexSet().contains(2));
-            gate.setChannelStateWriter(ChannelStateWriter.NO_OP);
+            assertFalse(gate.getChannel(0).hasError());
+            gate.setChannelStateWriter(new ChannelStateWriter.NoOpChannelStateWriter());
+            writer.setChannelStateWriter(new ChannelStateWriter.NoOpChannelStateWriter());
+            gate.setCheckpointingDuringRecoveryEnabled(false);
             IllegalStateException refused = assertThrows(IllegalStateException.class,
-                    () -> gate.setChannelStateWriter(new ChannelStateWriter.NoOpChannelStateWriter()));
-            assertTrue(refused.getMessage().contains("execution.checkpointing.unaligned.enabled: false"));
-            assertThrows(IllegalStateException.class,
-                    () -> writer.setChannelStateWriter(new ChannelStateWriter.NoOpChannelStateWriter()));
+                    () -> gate.setCheckpointingDuringRecoveryEnabled(true));
+            assertTrue(refused.getMessage().contains("execution.checkpointing.during-recovery.enabled: false"),
+                    refused.getMessage());
             writer.finish();
             writer.close();
             gate.close();
@@ -167,7 +174,7 @@ class SluiceAdapterTest {
     @ValueSource(strings = {"in-process", "nio"})
     void priorityEvent_overtakesQueuedRecords_andReachesFlinkAsPriority_throughThePriorityFuture(String link)
             throws Exception {
-        try (Pair pair = new Pair(link)) {
+        try (AdapterPair pair = new AdapterPair(link)) {
             SluiceResultPartitionWriter writer = pair.writer(1);
             SluiceInputGate gate = pair.gate(writer, 0, 0);
             for (int i = 0; i < 5; i++) {
@@ -211,7 +218,7 @@ class SluiceAdapterTest {
     @ValueSource(strings = {"nio"})
     void availabilityFutures_areSluicesWakeUpFutures_completedByTheTransportThread_withoutAHop(String link)
             throws Exception {
-        try (Pair pair = new Pair(link)) {
+        try (AdapterPair pair = new AdapterPair(link)) {
             SluiceResultPartitionWriter writer = pair.writer(1);
             SluiceInputGate gate = pair.gate(writer, 0, 0);
             assertEquals(Optional.empty(), gate.pollNext(), "nothing was emitted yet");
@@ -283,7 +290,7 @@ class SluiceAdapterTest {
     @ValueSource(strings = {"in-process"})
     void bytesPerSubpartition_countRecordsBroadcastsAndEvents_completeWhenTheWriterFinishes(String link)
             throws Exception {
-        try (Pair pair = new Pair(link)) {
+        try (AdapterPair pair = new AdapterPair(link)) {
             SluiceResultPartitionWriter writer = pair.writer(2);
             SluiceInputGate gate0 = pair.gate(writer, 0, 0);
             SluiceInputGate gate1 = pair.gate(writer, 1, 1);
@@ -308,7 +315,7 @@ class SluiceAdapterTest {
     @ValueSource(strings = {"in-process", "nio"})
     void gateReadingDifferentSubpartitionIndexes_readsThemAsAUnion_underFlinksChannelNumbers(String link)
             throws Exception {
-        try (Pair pair = new Pair(link)) {
+        try (AdapterPair pair = new AdapterPair(link)) {
             SluiceResultPartitionWriter a = pair.writer(2);
             SluiceResultPartitionWriter b = pair.writer(2);
             SluiceResultPartitionWriter c = pair.writer(2);
@@ -371,7 +378,7 @@ class SluiceAdapterTest {
     @ParameterizedTest
     @ValueSource(strings = {"in-process", "nio"})
     void flinkTaskEvent_sentByTheConsumer_reachesTheProducersTaskEventDispatcher(String link) throws Exception {
-        try (Pair pair = new Pair(link)) {
+        try (AdapterPair pair = new AdapterPair(link)) {
             TaskEventDispatcher dispatcher = new TaskEventDispatcher();
             SluiceResultPartitionWriter writer = pair.writer(1, dispatcher);
             CompletableFuture<TaskEvent> received = new CompletableFuture<>();
@@ -410,164 +417,6 @@ class SluiceAdapterTest {
         @Override
         public void read(DataInputView in) throws IOException {
             number = in.readLong();
-        }
-    }
-
-    /** The next buffer or event, waiting for the gate within the limit. */
-    private static BufferOrEvent pollWithin(SluiceInputGate gate) throws Exception {
-        long deadline = System.nanoTime() + WAIT_NANOS;
-        while (System.nanoTime() < deadline) {
-            gate.getAvailableFuture().get(WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
-            Optional<BufferOrEvent> next = gate.pollNext();
-            if (next.isPresent()) {
-                return next.get();
-            }
-        }
-        throw new AssertionError("nothing from " + gate + " within the limit");
-    }
-
-    /** The records of a buffer in Flink's framing; recycles it. */
-    private static List<Integer> records(BufferOrEvent bufferOrEvent) {
-        List<Integer> records = new ArrayList<>();
-        Buffer buffer = bufferOrEvent.getBuffer();
-        try {
-            ByteBuffer bytes = buffer.getNioBufferReadable();
-            while (bytes.hasRemaining()) {
-                assertEquals(Integer.BYTES, bytes.getInt(), "Flink's framing: length, then the record");
-                records.add(bytes.getInt());
-            }
-        } finally {
-            buffer.recycleBuffer();
-        }
-        return records;
-    }
-
-    /** Reads until an event, adding the records of the buffers before it; returns the event. */
-    private static AbstractEvent readUntilEvent(SluiceInputGate gate, List<Integer> records) throws Exception {
-        long deadline = System.nanoTime() + WAIT_NANOS;
-        while (System.nanoTime() < deadline) {
-            Optional<AbstractEvent> event = readOne(gate, records);
-            if (event.isPresent()) {
-                return event.get();
-            }
-        }
-        throw new AssertionError("no event within the limit; read " + records);
-    }
-
-    /** Waits for one buffer or event; adds a buffer's records and returns empty, or returns the event. */
-    private static Optional<AbstractEvent> readOne(SluiceInputGate gate, List<Integer> records) throws Exception {
-        gate.getAvailableFuture().get(WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
-        Optional<BufferOrEvent> next = gate.pollNext();
-        if (next.isEmpty()) {
-            return Optional.empty();
-        }
-        if (next.get().isEvent()) {
-            return Optional.of(next.get().getEvent());
-        }
-        records.addAll(records(next.get()));
-        return Optional.empty();
-    }
-
-    /** A record as Flink's record writer hands it over: its 4-byte length, then its bytes. */
-    private static ByteBuffer flinkRecord(int value) {
-        ByteBuffer record = ByteBuffer.allocate(8);
-        record.putInt(Integer.BYTES).putInt(value).flip();
-        return record;
-    }
-
-    /** A producer and a consumer Sluice environment, the Flink adapter's writers and gates on them. */
-    private static final class Pair implements AutoCloseable {
-
-        private final NettyShuffleServiceFactory factory = new NettyShuffleServiceFactory();
-        private final ShuffleMaster master;
-        private final ShuffleEnvironment producer;
-        private final ShuffleEnvironment consumer;
-        private final Map<SluiceResultPartitionWriter, ShuffleDescriptor> descriptors = new HashMap<>();
-
-        Pair(String link) throws Exception {
-            ShuffleConfig config = ShuffleConfig.empty()
-                    .with(ShuffleOptions.MEMORY_TOTAL, 2L << 20)
-                    .with(ShuffleOptions.MEMORY_SEGMENT_SIZE, 4096L)
-                    // Only explicit flushes and events send data, so each buffer here holds whole records (on a
-                    // timed flush a record may span buffers, which Flink's deserializer handles in the job tests).
-                    .with(ShuffleOptions.OUTPUT_FLUSH_INTERVAL, Duration.ofHours(1))
-                    .with(ShuffleOptions.NETTY_TRANSPORT, link.equals("in-process") ? "local" : link)
-                    .with(ShuffleOptions.NETTY_SERVER_THREADS, 1)
-                    .with(ShuffleOptions.NETTY_CLIENT_THREADS, 1);
-            master = factory.createShuffleMaster(config);
-            producer = factory.createShuffleEnvironment(ShuffleEnvironmentContext.of(config, new ResourceId("p")));
-            consumer = link.equals("in-process") ? producer
-                    : factory.createShuffleEnvironment(ShuffleEnvironmentContext.of(config, new ResourceId("c")));
-            producer.start();
-            if (consumer != producer) {
-                consumer.start();
-            }
-        }
-
-        SluiceResultPartitionWriter writer(int subpartitions) throws Exception {
-            return writer(subpartitions, new TaskEventDispatcher());
-        }
-
-        /** A set-up writer whose consumers' task events go to {@code dispatcher}. */
-        SluiceResultPartitionWriter writer(int subpartitions, TaskEventDispatcher dispatcher) throws Exception {
-            ResultPartitionID flinkId = new ResultPartitionID(new IntermediateResultPartitionID(),
-                    ExecutionAttemptID.randomId());
-            ShuffleDescriptor descriptor = master.registerPartitionWithProducer(
-                    new io.sluice.api.PartitionDescriptor(PartitionIds.toSluice(flinkId),
-                            PartitionType.PIPELINED_BOUNDED, subpartitions, 0),
-                    new ProducerDescriptor(producer.resourceId(), producer.dataAddress())).join();
-            io.sluice.api.ResultPartitionWriter sluice = producer.createResultPartitionWriters("producer", List.of(
-                    new ResultPartitionDeploymentDescriptor(descriptor, PartitionType.PIPELINED_BOUNDED,
-                            subpartitions))).get(0);
-            SluiceResultPartitionWriter writer = new SluiceResultPartitionWriter(sluice, flinkId, "producer", 128, false,
-                    Runnable::run, dispatcher);
-            writer.setup();
-            descriptors.put(writer, descriptor);
-            return writer;
-        }
-
-        /**
-         * A gate whose Flink channel {@code i} reads subpartition {@code subpartitions[i]} of {@code writers[i]}'s
-         * partition, built as the environment builds it ({@link SubpartitionGroups}) and requested as StreamTask
-         * does.
-         */
-        SluiceInputGate gate(SluiceResultPartitionWriter[] writers, int[] subpartitions, int gateIndex)
-                throws Exception {
-            ShuffleDescriptor[] channels = new ShuffleDescriptor[writers.length];
-            ResultPartitionID[] flinkIds = new ResultPartitionID[writers.length];
-            for (int i = 0; i < writers.length; i++) {
-                channels[i] = descriptors.get(writers[i]);
-                flinkIds[i] = writers[i].getPartitionId();
-            }
-            SubpartitionGroups groups = SubpartitionGroups.of(subpartitions, channels);
-            SluiceInputGate gate = new SluiceInputGate("consumer", gateIndex, ResultPartitionType.PIPELINED_BOUNDED,
-                    groups.createGate(consumer, "consumer"), groups.toSluiceChannel(), subpartitions,
-                    FlinkChannelStandIns.create("consumer", gateIndex, new IntermediateDataSetID(),
-                            ResultPartitionType.PIPELINED_BOUNDED, flinkIds, subpartitions),
-                    new SimpleCounter());
-            gate.setup();
-            gate.finishReadRecoveredState();
-            assertTrue(gate.getAvailableFuture().isDone(), "available to the task's poll once the state is read");
-            assertFalse(gate.getStateConsumedFuture().isDone(), "consumed only on the task's poll");
-            assertTrue(gate.pollNext().isEmpty());
-            assertTrue(gate.getStateConsumedFuture().isDone());
-            assertFalse(gate.getAvailableFuture().isDone(), "then waiting for the partition request");
-            gate.requestPartitions();
-            return gate;
-        }
-
-        /** A gate reading {@code subpartition} of {@code writer}'s partition, requested as StreamTask does. */
-        SluiceInputGate gate(SluiceResultPartitionWriter writer, int subpartition, int gateIndex) throws Exception {
-            return gate(new SluiceResultPartitionWriter[] {writer}, new int[] {subpartition}, gateIndex);
-        }
-
-        @Override
-        public void close() {
-            master.close();
-            consumer.close();
-            producer.close();
-            assertEquals(producer.metrics().totalSegments(), producer.metrics().availableSegments());
-            assertEquals(consumer.metrics().totalSegments(), consumer.metrics().availableSegments());
         }
     }
 }

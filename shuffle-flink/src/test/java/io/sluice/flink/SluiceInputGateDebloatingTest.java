@@ -39,7 +39,8 @@ class SluiceInputGateDebloatingTest {
         int[] subpartitions = {0};
         return new SluiceInputGate("consumer", 0, ResultPartitionType.PIPELINED_BOUNDED, sluice, new int[] {0},
                 subpartitions, FlinkChannelStandIns.create("consumer", 0, new IntermediateDataSetID(),
-                        ResultPartitionType.PIPELINED_BOUNDED, partitions, subpartitions),
+                        ResultPartitionType.PIPELINED_BOUNDED, partitions, subpartitions,
+                        new RecoveredInput(sluice, new int[] {0}, 4096, 2)),
                 new SimpleCounter());
     }
 

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -38,12 +39,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A feature Sluice refuses fails its job at once, even under a restart strategy of unlimited attempts: the refusal
  * is a non-recoverable failure for Flink's scheduler, so no task is redeployed, and the job's failure carries
  * Sluice's message. Covers a refusal on the JobManager (the shuffle master refusing a hybrid partition) and one in a
- * task on a TaskManager (the gate and writer refusing unaligned checkpoints).
+ * task on a TaskManager (the gate refusing Flink 2.3's checkpoints during recovery).
  */
 // A MiniCluster job takes tens of seconds on a loaded 2-core machine: a longer hang guard than the default.
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -87,18 +89,23 @@ class SluiceRefusalTest {
     }
 
     @Test
-    void unalignedCheckpoints_refusedInTheTasks_failTheJobWithoutARestart() throws Exception {
+    void checkpointsDuringRecovery_refusedInTheTasks_failTheJobWithoutARestart() throws Exception {
+        assumeTrue(Arrays.stream(CheckpointingOptions.class.getFields())
+                        .anyMatch(field -> field.getName().equals("CHECKPOINTING_DURING_RECOVERY_ENABLED")),
+                "checkpoints during recovery are a Flink 2.3 option");
         Configuration job = unlimitedRestarts();
         job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
         job.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        job.setString("execution.checkpointing.unaligned.recover-output-on-downstream.enabled", "true");
+        job.setString("execution.checkpointing.during-recovery.enabled", "true");
         StreamExecutionEnvironment env = new TestStreamEnvironment(sluice, job, FlinkClusters.PARALLELISM,
                 List.of(), List.of());
         KeyedAggregationJob.build(env, 1000, 7, new KeyedAggregationJob.Identity())
-                .sinkTo(CollectingSink.named("unaligned"));
+                .sinkTo(CollectingSink.named("during-recovery"));
 
-        Throwable refusal = failureOf(env.executeAsync("unaligned"), "does not support unaligned checkpoints");
+        Throwable refusal = failureOf(env.executeAsync("during-recovery"), "takes checkpoints only after");
 
-        assertTrue(refusal.getMessage().contains("execution.checkpointing.unaligned.enabled: false"),
+        assertTrue(refusal.getMessage().contains("execution.checkpointing.during-recovery.enabled: false"),
                 refusal.getMessage());
     }
 

@@ -37,6 +37,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ShuffleBundleIT {
 
     private static final String SHADED = "io/sluice/shaded/";
+    /** The one class shuffle-flink keeps in a Flink package (see FlinkChannelStandIns), under Flink's own name. */
+    private static final String IN_FLINKS_PACKAGE =
+            "org/apache/flink/runtime/io/network/partition/consumer/SluiceChannel.class";
     private static final String EPOLL_LIBRARY = "META-INF/native/libio_sluice_shaded_netty_transport_native_epoll_";
 
     @TempDir
@@ -55,13 +58,15 @@ class ShuffleBundleIT {
         Map<String, String> services = new HashMap<>();
         boolean factory = false;
         boolean netty = false;
+        boolean channel = false;
         try (JarFile bundle = new JarFile(BundleJar.path().toFile())) {
             for (Enumeration<JarEntry> entries = bundle.entries(); entries.hasMoreElements(); ) {
                 JarEntry entry = entries.nextElement();
                 String name = entry.getName();
                 factory |= name.equals("io/sluice/flink/SluiceShuffleServiceFactory.class");
                 netty |= name.equals(SHADED + "io/netty/channel/epoll/Epoll.class");
-                if (name.endsWith(".class") && !name.startsWith("io/sluice/")) {
+                channel |= name.equals(IN_FLINKS_PACKAGE);
+                if (name.endsWith(".class") && !name.startsWith("io/sluice/") && !name.equals(IN_FLINKS_PACKAGE)) {
                     foreign.add(name);
                 }
                 if (name.startsWith("META-INF/native/") && !entry.isDirectory()) {
@@ -77,6 +82,7 @@ class ShuffleBundleIT {
 
         assertTrue(factory, "shuffle-flink's classes");
         assertTrue(netty, "Netty, relocated");
+        assertTrue(channel, "the channel class in Flink's package, not relocated");
         assertEquals(List.of(), foreign, "classes outside io.sluice (Flink, SLF4J or an unrelocated dependency)");
         assertTrue(nativeLibraries.contains(EPOLL_LIBRARY + "x86_64.so"), nativeLibraries.toString());
         assertTrue(nativeLibraries.stream().allMatch(library -> library.startsWith(EPOLL_LIBRARY)),
