@@ -5,13 +5,16 @@ import io.sluice.flink.cluster.job.LineFileSink;
 import io.sluice.flink.cluster.job.Throttle;
 import io.sluice.flink.testing.KeyedAggregationJob;
 import io.sluice.testing.Await;
+import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.client.deployment.StandaloneClusterId;
 import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.BatchExecutionOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
@@ -50,9 +53,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Sluice's bundle jar on a Flink cluster of separate processes, set up as an operator would (one jar in
  * {@code lib/}, one line in {@code config.yaml}): a JobManager and three TaskManagers of two slots each, jobs of
  * parallelism 4 submitted through Flink's REST client with their classes in a user jar. A batch job and a keyed
- * streaming job with checkpoints give the expected per-key results; a TaskManager running the streaming job is
- * killed with SIGKILL in the middle of it, and the job recovers on the remaining slots from its checkpoint with
- * exactly-once per-key state; a refused feature fails its job without a restart across processes too; every
+ * streaming job with unaligned checkpoints give the expected per-key results; a TaskManager running the streaming
+ * job is killed with SIGKILL in the middle of it, and the job recovers on the remaining slots from its checkpoint
+ * (with the data in flight it persisted) with exactly-once per-key state; a refused feature fails its job without a restart across processes too; every
  * surviving TaskManager has all of Sluice's memory back after each job. Runs in the {@code flink-cluster} profile.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -139,11 +142,13 @@ class FlinkClusterIT {
 
     @Test
     @Order(3)
-    void streamingJob_survivesATaskManagerKilledMidJob_withExactlyOncePerKeyState() throws Exception {
+    void streamingJobWithUnalignedCheckpoints_survivesATaskManagerKilledMidJob_withExactlyOncePerKeyState()
+            throws Exception {
         long records = 400_000;
         Path out = Files.createDirectories(home.resolve("streaming-out"));
         Configuration job = new Configuration();
         job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(500));
+        job.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
         job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 20);
         job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
@@ -176,12 +181,13 @@ class FlinkClusterIT {
     @Order(4)
     void aRefusedFeature_failsItsJobWithoutARestart_acrossProcesses() throws Exception {
         Configuration job = new Configuration();
-        job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
-        job.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        job.set(ExecutionOptions.BATCH_SHUFFLE_MODE, BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL);
+        job.set(BatchExecutionOptions.ADAPTIVE_AUTO_PARALLELISM_ENABLED, false);
         job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
         job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         env.setParallelism(PARALLELISM);
         KeyedAggregationJob.build(env, 1000, KEYS, new KeyedAggregationJob.Identity())
                 .sinkTo(new LineFileSink(Files.createDirectories(home.resolve("refused-out"))));
@@ -191,7 +197,7 @@ class FlinkClusterIT {
 
         assertTrue(!result.isSuccess(), "the job fails");
         Throwable failure = failure(result);
-        assertTrue(ExceptionUtils.findThrowableWithMessage(failure, "does not support unaligned checkpoints")
+        assertTrue(ExceptionUtils.findThrowableWithMessage(failure, "supports pipelined and blocking partitions only")
                 .isPresent(), () -> "Sluice's refusal is the cause: " + ExceptionUtils.stringifyException(failure));
         for (JsonNode vertex : cluster.rest("/jobs/" + id).path("vertices")) {
             for (JsonNode subtask : cluster.rest("/jobs/" + id + "/vertices/" + vertex.path("id").asText())
