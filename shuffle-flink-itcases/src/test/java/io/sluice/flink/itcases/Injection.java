@@ -73,14 +73,23 @@ public final class Injection {
     }
 
     /**
+     * Flink's unaligned-checkpoint ITCases run Flink's Netty shuffle through this test factory, which only makes
+     * all TaskManagers of the test share one buffer pool; with Sluice asked for, it is replaced like the default.
+     */
+    static final String SHARED_POOL_NETTY_SHUFFLE =
+            "org.apache.flink.test.checkpointing.SharedPoolNettyShuffleServiceFactory";
+
+    /**
      * The shuffle service factory to instantiate in place of the configured one.
      *
      * @param configured the configuration's {@code shuffle-service-factory.class}
      * @return {@link InjectedShuffleServiceFactory} when Sluice is asked for and the configured factory is Flink's
-     *     default Netty shuffle; otherwise the configured class (a test that chose another shuffle keeps it)
+     *     Netty shuffle (the default, or {@link #SHARED_POOL_NETTY_SHUFFLE}); otherwise the configured class (a test
+     *     that chose another shuffle keeps it)
      */
     public String factoryClass(String configured) {
-        if (sluice && ShuffleServiceOptions.NETTY_SHUFFLE_SERVICE_FACTORY_CLASS.equals(configured)) {
+        if (sluice && (ShuffleServiceOptions.NETTY_SHUFFLE_SERVICE_FACTORY_CLASS.equals(configured)
+                || SHARED_POOL_NETTY_SHUFFLE.equals(configured))) {
             return InjectedShuffleServiceFactory.class.getName();
         }
         return configured;

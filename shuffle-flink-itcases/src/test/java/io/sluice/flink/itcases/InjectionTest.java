@@ -32,6 +32,14 @@ class InjectionTest {
     }
 
     @Test
+    void aSluiceRunAlsoReplacesTheSharedPoolNettyShuffleOfFlinksUnalignedCheckpointTests() {
+        assertEquals(InjectedShuffleServiceFactory.class.getName(),
+                Injection.parse("sluice", "").factoryClass(Injection.SHARED_POOL_NETTY_SHUFFLE));
+        assertEquals(Injection.SHARED_POOL_NETTY_SHUFFLE,
+                Injection.parse("flink", "").factoryClass(Injection.SHARED_POOL_NETTY_SHUFFLE));
+    }
+
+    @Test
     void aTestThatChoseAnotherShuffleKeepsIt() {
         assertEquals("com.example.OtherShuffleFactory",
                 Injection.parse("sluice", "").factoryClass("com.example.OtherShuffleFactory"));
