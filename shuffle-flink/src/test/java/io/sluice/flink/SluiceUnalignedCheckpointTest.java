@@ -137,7 +137,7 @@ class SluiceUnalignedCheckpointTest {
             List<Integer> records = new ArrayList<>();
             assertInstanceOf(EndOfOutputChannelStateEvent.class, readUntilEvent(gate, records));
             assertEquals(List.of(100, 101, 102), records, "the recovered records first");
-            Await.holdsThroughout(() -> !gate.getAvailableFuture().isDone(),
+            Await.holdsThroughout(() -> gate.pollNext().isEmpty(),
                     "the subpartition sends nothing more until its consumer resumes it");
             gate.resumeConsumption(CHANNEL_0);
             assertEquals(List.of(1), readRecords(gate, 1), "then the new records");
