@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufHolder;
 import io.netty.buffer.DefaultByteBufHolder;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.sluice.netty.gate.ConnectionId;
 import io.sluice.netty.gate.RemoteChannels;
 import io.sluice.netty.partition.ResultPartitionManager;
@@ -18,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * On the local transport a frame can reach the far end of a connection after that end closed: Netty's
@@ -52,9 +54,10 @@ class LocalTransportCloseTest {
         ConnectionManager producer = startProducer();
         Channel consumerEnd = connectedConsumer(producer);
 
-        handOver(consumerEnd, frame);
+        ChannelFuture written = handOver(consumerEnd, frame);
         closeWhileTheHandOverIsHeld(producer, consumerEnd, "close producer environment");
 
+        assertTrue(written.isSuccess(), "Netty handed the frame over: the producer end was connected when it checked");
         assertEquals(0, frame.refCnt(), "the frame the consumer handed to the closed producer end was not released");
     }
 
@@ -65,9 +68,10 @@ class LocalTransportCloseTest {
         connect(consumer, producer);
         Channel producerEnd = accepted.get(30, TimeUnit.SECONDS);
 
-        handOver(producerEnd, frame);
+        ChannelFuture written = handOver(producerEnd, frame);
         closeWhileTheHandOverIsHeld(consumer, producerEnd, "close consumer environment");
 
+        assertTrue(written.isSuccess(), "Netty handed the frame over: the consumer end was connected when it checked");
         assertEquals(0, frame.refCnt(), "the frame the producer handed to the closed consumer end was not released");
     }
 
@@ -91,12 +95,17 @@ class LocalTransportCloseTest {
         return client.channel();
     }
 
-    /** Writes {@code frame} at the head of {@code writer}'s pipeline and waits until Netty holds it mid hand-over. */
-    private static void handOver(Channel writer, HeldFrame frame) throws InterruptedException {
-        writer.pipeline().firstContext().writeAndFlush(frame);
+    /**
+     * Writes {@code frame} at the head of {@code writer}'s pipeline and waits until Netty holds it mid hand-over.
+     *
+     * @return the write's future
+     */
+    private static ChannelFuture handOver(Channel writer, HeldFrame frame) throws InterruptedException {
+        ChannelFuture written = writer.pipeline().firstContext().writeAndFlush(frame);
         if (!frame.inHandOver.await(30, TimeUnit.SECONDS)) {
             throw new AssertionError("the frame's hand-over to the far end did not start");
         }
+        return written;
     }
 
     /**
