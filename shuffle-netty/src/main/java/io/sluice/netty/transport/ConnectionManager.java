@@ -433,7 +433,10 @@ public final class ConnectionManager implements ProducerConnections {
         return open;
     }
 
-    /** Closes every connection and stops the event loops. Idempotent. */
+    /**
+     * Closes every connection and stops the event loops, on the local transport once the far ends of its connections
+     * have closed too (see {@link LocalFarEnds}). Idempotent.
+     */
     public void close() {
         closing = true;
         synchronized (lock) {
