@@ -17,6 +17,7 @@ import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.SharedFileChannel;
 import io.sluice.netty.partition.StoredChecksum;
+import io.sluice.netty.testing.RecordingInFlightSink;
 import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.partition.ResultPartitionManager;
@@ -33,6 +34,7 @@ import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -318,6 +320,74 @@ class SortMergeResultPartitionTest {
         assertArrayEquals(expected[2].toByteArray(), got);
         view.releaseAllResources();
         partition.release(null);
+    }
+
+    /**
+     * Data in flight for checkpoints (docs/contract.md section 11) in a blocking partition: events keep their order, so
+     * a priority event overtakes nothing and no queued event can be made a priority one; recovered data and events
+     * are stored for their subpartition only, in order, the data in buffers of its own (also when compressed on disk).
+     */
+    @Test
+    void inFlightData_overtakesNothing_andRecoveredDataAndEventsAreStoredInOrderForTheirSubpartitionOnly()
+            throws Exception {
+        SortMergeResultPartition partition = newPartition(new BufferCompressor());
+        partition.setup();
+        ByteArrayOutputStream[] expected = emptyStreams();
+        writeNumberedRecords(partition, 0, SUBPARTITIONS, expected);
+        RecordingInFlightSink sink = RecordingInFlightSink.recycling();
+
+        partition.broadcastPriorityEvent(ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)), sink);
+        assertEquals(0, partition.prioritizeQueuedEvent(payload -> {
+            throw new AssertionError("a blocking partition has no queued event to match");
+        }, sink));
+        byte[] recovered = new byte[SEGMENT + 100];
+        Arrays.fill(recovered, (byte) 0x5a);
+        partition.emitRecovered(1, ByteBuffer.wrap(recovered), false);
+        expected[1].writeBytes(recovered);
+        partition.emitRecovered(1, ByteBuffer.wrap("recovered".getBytes(StandardCharsets.UTF_8)), true);
+        writeNumberedRecords(partition, SUBPARTITIONS, SUBPARTITIONS, expected);
+        partition.finish();
+
+        assertEquals(0, sink.buffers(), "nothing overtaken");
+        for (int s = 0; s < SUBPARTITIONS; s++) {
+            ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), s, () -> { });
+            ByteArrayOutputStream data = new ByteArrayOutputStream();
+            List<String> elements = readElements(view, data);
+            view.releaseAllResources();
+            assertArrayEquals(expected[s].toByteArray(), data.toByteArray(), "data of subpartition " + s);
+            assertEquals(s == 1
+                    ? List.of("data 1004", "event barrier", "data 4096", "data 100", "event recovered", "data 1004")
+                    : List.of("data 1004", "event barrier", "data 1004"), elements, "subpartition " + s);
+        }
+        partition.release(null);
+    }
+
+    /** Reads a view to its end: "data SIZE" per buffer (bytes into {@code data}), "event PAYLOAD" per event. */
+    private static List<String> readElements(ResultSubpartitionView view, ByteArrayOutputStream data) {
+        List<String> elements = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            assertTrue(System.nanoTime() < deadline, "reader did not end");
+            assertFalse(view.isReleased(), () -> "the reader failed: " + view.getFailureCause());
+            BufferAndBacklog next = view.getNextBuffer();
+            if (next == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            Buffer buffer = next.buffer();
+            try {
+                if (buffer.isBuffer()) {
+                    data.writeBytes(bytesOf(buffer.getNioBufferReadable()));
+                    elements.add("data " + buffer.readableBytes());
+                } else if (EventSerializer.isEndOfPartition(buffer)) {
+                    return elements;
+                } else {
+                    elements.add("event " + StandardCharsets.UTF_8.decode(EventSerializer.payloadOf(buffer)));
+                }
+            } finally {
+                buffer.recycleBuffer();
+            }
+        }
     }
 
     @Test
