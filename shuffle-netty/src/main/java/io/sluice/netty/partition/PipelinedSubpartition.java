@@ -13,8 +13,8 @@ import java.util.List;
  * The queue of one consumer's data in a pipelined result partition: buffers under construction and finished ones,
  * events, and priority events that overtake them.
  *
- * <p>Threads: {@link #add}, {@link #finish()} are called by the producer thread (holding the partition's emit
- * lock); {@link #flush()} by the producer or the environment's flusher; {@link #pollBuffer()} by the single reader
+ * <p>Threads: {@link #add}, {@link #finish()} and the checkpoint's calls ({@link #addPriorityEvent},
+ * {@link #queuedUserEvents}, {@link #prioritize}) are called by the producer thread; {@link #flush()} by the producer or the environment's flusher; {@link #pollBuffer()} by the single reader
  * (through its view); {@link #release(Throwable)} by any thread. All state is guarded by {@code lock}; listeners are
  * called with no lock held.
  *

@@ -77,8 +77,8 @@ import java.util.function.LongSupplier;
  * a builder under a running producer.
  *
  * <p>Once released (by {@link #close()} before {@link #finish()}, {@link #fail}, {@code releasePartitionsLocally},
- * or the environment's close), {@code emitRecord}, {@code broadcastRecord}, {@code broadcastEvent} and
- * {@code finish} throw {@link ShuffleException} naming the partition and the reason of the release, also when the
+ * or the environment's close), {@code emitRecord}, {@code broadcastRecord}, the event methods, {@code emitRecovered}
+ * and {@code finish} throw {@link ShuffleException} naming the partition and the reason of the release, also when the
  * release happens while the producer is inside the call (blocked on the pool or between two buffers): no data is
  * dropped silently and no unchecked exception escapes. Only the records for a subpartition whose consumer has gone
  * (the partition itself still running) are dropped without an error, as the API documents.
