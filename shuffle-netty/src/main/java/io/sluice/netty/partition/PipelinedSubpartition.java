@@ -14,9 +14,10 @@ import java.util.List;
  * events, and priority events that overtake them.
  *
  * <p>Threads: {@link #add}, {@link #finish()} and the checkpoint's calls ({@link #addPriorityEvent},
- * {@link #queuedUserEvents}, {@link #prioritize}) are called by the producer thread; {@link #flush()} by the producer or the environment's flusher; {@link #pollBuffer()} by the single reader
- * (through its view); {@link #release(Throwable)} by any thread. All state is guarded by {@code lock}; listeners are
- * called with no lock held.
+ * {@link #queuedUserEvents}, {@link #prioritize}) are called by the producer thread; {@link #flush()} by the producer
+ * or the environment's flusher; {@link #pollBuffer()} by the single reader (through its view);
+ * {@link #release(Throwable)} by any thread. All state is guarded by {@code lock}; listeners are called with no lock
+ * held.
  *
  * <p>Notification rule (the reader is never polled in a loop): the reader is told once each time the subpartition
  * goes from "nothing readable" to "something readable" — a complete element (an event, or a buffer its writer

@@ -429,8 +429,9 @@ public final class ResultPartition extends AbstractResultPartition {
                     if (payload.remaining() > MAX_EVENT_BYTES) {
                         throw new ShuffleException("the replacement of a queued event in " + subpartition
                                 + " has " + payload.remaining() + " bytes, more than the limit of " + MAX_EVENT_BYTES
-                                + " bytes per event (ResultPartitionWriter.MAX_EVENT_BYTES); " + changed
-                                + " subpartitions before it were changed, the later ones were not looked at");
+                                + " bytes per event (ResultPartitionWriter.MAX_EVENT_BYTES); of the subpartitions "
+                                + "before it, " + changed + " were changed and their overtaken data handed over, "
+                                + "the later ones were not looked at");
                     }
                     PipelinedSubpartition.Prioritized outcome = subpartition.prioritize(elements.get(e),
                             new BufferConsumer(EventSerializer.userEvent(payload)), taken);

@@ -219,11 +219,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         emitLock.lock();
         try {
             checkAcceptingRecords();
-            if (broadcastRegion) {
-                // Broadcast data and per-subpartition data never share a region.
-                spillRegion();
-                broadcastRegion = false;
-            }
+            leaveBroadcastRegion();
             writeRecord(record, targetSubpartition);
             counters.onRecords(1);
             spillIfRequested();
@@ -308,10 +304,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         emitLock.lock();
         try {
             checkAcceptingRecords();
-            if (broadcastRegion) {
-                spillRegion();
-                broadcastRegion = false;
-            }
+            leaveBroadcastRegion();
             closeCurrent(targetSubpartition);
             if (isEvent) {
                 regionBuffers[targetSubpartition].add(EventSerializer.userEvent(bytes));
@@ -606,6 +599,15 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
                     e.toString());
         } finally {
             emitLock.unlock();
+        }
+    }
+
+    /** Broadcast data and per-subpartition data never share a region: writes a broadcast region that is open. */
+    @GuardedBy("emitLock")
+    private void leaveBroadcastRegion() throws IOException {
+        if (broadcastRegion) {
+            spillRegion();
+            broadcastRegion = false;
         }
     }
 

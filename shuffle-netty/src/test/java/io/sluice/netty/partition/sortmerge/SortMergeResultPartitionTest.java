@@ -337,6 +337,9 @@ class SortMergeResultPartitionTest {
         RecordingInFlightSink sink = RecordingInFlightSink.recycling();
 
         partition.broadcastPriorityEvent(ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)), sink);
+        for (ByteArrayOutputStream stream : expected) {
+            stream.writeBytes("barrier".getBytes(StandardCharsets.UTF_8)); // read in order, where it was sent
+        }
         assertEquals(0, partition.prioritizeQueuedEvent(payload -> {
             throw new AssertionError("a blocking partition has no queued event to match");
         }, sink));
@@ -345,49 +348,22 @@ class SortMergeResultPartitionTest {
         partition.emitRecovered(1, ByteBuffer.wrap(recovered), false);
         expected[1].writeBytes(recovered);
         partition.emitRecovered(1, ByteBuffer.wrap("recovered".getBytes(StandardCharsets.UTF_8)), true);
+        expected[1].writeBytes("recovered".getBytes(StandardCharsets.UTF_8));
         writeNumberedRecords(partition, SUBPARTITIONS, SUBPARTITIONS, expected);
         partition.finish();
 
         assertEquals(0, sink.buffers(), "nothing overtaken");
         for (int s = 0; s < SUBPARTITIONS; s++) {
             ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), s, () -> { });
-            ByteArrayOutputStream data = new ByteArrayOutputStream();
-            List<String> elements = readElements(view, data);
+            List<String> elements = new ArrayList<>();
+            byte[] got = readToTheEnd(view, () -> { }, elements);
             view.releaseAllResources();
-            assertArrayEquals(expected[s].toByteArray(), data.toByteArray(), "data of subpartition " + s);
+            assertArrayEquals(expected[s].toByteArray(), got, "subpartition " + s);
             assertEquals(s == 1
                     ? List.of("data 1004", "event barrier", "data 4096", "data 100", "event recovered", "data 1004")
                     : List.of("data 1004", "event barrier", "data 1004"), elements, "subpartition " + s);
         }
         partition.release(null);
-    }
-
-    /** Reads a view to its end: "data SIZE" per buffer (bytes into {@code data}), "event PAYLOAD" per event. */
-    private static List<String> readElements(ResultSubpartitionView view, ByteArrayOutputStream data) {
-        List<String> elements = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            assertTrue(System.nanoTime() < deadline, "reader did not end");
-            assertFalse(view.isReleased(), () -> "the reader failed: " + view.getFailureCause());
-            BufferAndBacklog next = view.getNextBuffer();
-            if (next == null) {
-                Thread.onSpinWait();
-                continue;
-            }
-            Buffer buffer = next.buffer();
-            try {
-                if (buffer.isBuffer()) {
-                    data.writeBytes(bytesOf(buffer.getNioBufferReadable()));
-                    elements.add("data " + buffer.readableBytes());
-                } else if (EventSerializer.isEndOfPartition(buffer)) {
-                    return elements;
-                } else {
-                    elements.add("event " + StandardCharsets.UTF_8.decode(EventSerializer.payloadOf(buffer)));
-                }
-            } finally {
-                buffer.recycleBuffer();
-            }
-        }
     }
 
     @Test
@@ -436,6 +412,15 @@ class SortMergeResultPartitionTest {
      * that the end of partition counts the data buffers and bytes that came before it.
      */
     private static byte[] readToTheEnd(ResultSubpartitionView view, Runnable afterEachBuffer) throws IOException {
+        return readToTheEnd(view, afterEachBuffer, null);
+    }
+
+    /**
+     * {@link #readToTheEnd(ResultSubpartitionView, Runnable)}, also adding to {@code elements} (when not null)
+     * "data SIZE" for each data buffer and "event PAYLOAD" for each event.
+     */
+    private static byte[] readToTheEnd(ResultSubpartitionView view, Runnable afterEachBuffer, List<String> elements)
+            throws IOException {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         long dataBuffers = 0;
         long dataBytes = 0;
@@ -454,8 +439,14 @@ class SortMergeResultPartitionTest {
                 dataBuffers++;
                 dataBytes += buffer.readableBytes();
                 got.write(bytesOf(buffer.getNioBufferReadable()));
+                if (elements != null) {
+                    elements.add("data " + buffer.readableBytes());
+                }
             } else if (!end) {
                 got.write(bytesOf(EventSerializer.payloadOf(buffer)));
+                if (elements != null) {
+                    elements.add("event " + StandardCharsets.UTF_8.decode(EventSerializer.payloadOf(buffer)));
+                }
             } else {
                 assertEquals(dataBytes, EventSerializer.dataBytesOf(buffer), "data bytes the end counts");
                 assertEquals(dataBuffers, EventSerializer.dataBuffersOf(buffer), "data buffers the end counts");
