@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.AfterEach;
@@ -272,6 +273,68 @@ class InFlightDataTest {
         assertEquals("priority:barrier", drain(reader, new ByteArrayOutputStream()).get(0),
                 "the event was queued everywhere before the sink was called");
         taken.get(0).recycle();
+    }
+
+    /**
+     * A reader polling on its own thread while the producer emits, flushes and sends priority events: each event
+     * reaches the reader exactly where its overtaken bytes begin, so what the reader had read before the event and
+     * what the sink got make up every byte emitted before it, no byte missing and none both sent and handed.
+     */
+    @Test
+    void priorityEventsRacingAReader_handExactlyTheBytesTheReaderHadNotTakenBeforeEachEvent() throws Exception {
+        ResultPartition partition = fixture.newPartition().buffers(4, 16).setUp();
+        RecordingAvailabilityListener listener = new RecordingAvailabilityListener();
+        ResultSubpartitionView view = partition.createSubpartitionView(0, listener);
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
+        List<Integer> eventAt = new ArrayList<>();
+        BackgroundTask<Void> reader = BackgroundTask.start("reader", () -> {
+            while (true) {
+                int seen = listener.total();
+                for (BufferAndBacklog next = view.getNextBuffer(); next != null; next = view.getNextBuffer()) {
+                    Polled polled = Polled.from(next);
+                    if (polled.endOfPartition()) {
+                        return;
+                    }
+                    if (polled.isBuffer()) {
+                        stream.writeBytes(polled.bytes());
+                    } else {
+                        eventAt.add(stream.size());
+                    }
+                }
+                listener.awaitMoreThan(seen);
+            }
+        });
+        Random random = new Random(7);
+        List<byte[]> handed = new ArrayList<>();
+        List<Integer> emittedBefore = new ArrayList<>();
+        int emitted = 0;
+        for (int round = 0; round < 300; round++) {
+            for (int r = random.nextInt(4); r > 0; r--) {
+                int size = random.nextInt(150);
+                partition.emitRecord(TestRecords.record(0, round, size), 0);
+                emitted += 4 + size;
+            }
+            if (random.nextBoolean()) {
+                partition.flush(0);
+            }
+            RecordingInFlightSink sink = RecordingInFlightSink.recycling();
+            partition.broadcastPriorityEvent(text("barrier " + round), sink);
+            handed.add(sink.bytes(0));
+            emittedBefore.add(emitted);
+        }
+        partition.finish();
+        reader.await();
+
+        byte[] all = stream.toByteArray();
+        assertEquals(emitted, all.length, "every byte reached the reader once");
+        assertEquals(handed.size(), eventAt.size());
+        for (int k = 0; k < handed.size(); k++) {
+            int from = eventAt.get(k);
+            assertEquals(emittedBefore.get(k), from + handed.get(k).length,
+                    "event " + k + ": read before it plus handed is everything emitted before it");
+            assertArrayEquals(Arrays.copyOfRange(all, from, emittedBefore.get(k)), handed.get(k),
+                    "event " + k + ": the sink got the bytes the reader read after the event");
+        }
     }
 
     // --- prioritizeQueuedEvent --------------------------------------------------------------------------------
