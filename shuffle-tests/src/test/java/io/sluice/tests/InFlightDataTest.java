@@ -5,6 +5,8 @@ import io.sluice.api.InputGate;
 import io.sluice.api.RecordOrEvent;
 import io.sluice.api.RecordReader;
 import io.sluice.api.ResultPartitionWriter;
+import io.sluice.api.ShuffleConfig;
+import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.testing.RecordingInFlightSink;
 import io.sluice.netty.testing.TestRecords;
 import io.sluice.testing.BackgroundTask;
@@ -59,6 +61,16 @@ class InFlightDataTest {
     void priorityEvent_overATransport_handsTheUnsentTailOfTheDataBeforeIt_andTheConsumerGetsEveryRecord(
             Transport transport) throws Exception {
         try (ShuffleFixture shuffle = ShuffleFixture.start(transport, MemoryConfig.of(64, SEGMENT_SIZE))) {
+            assertOvertakenDataIsTheUnsentTail(shuffle, 2 * UNSENT_AT_LEAST + 1);
+        }
+    }
+
+    /** The transport compresses into a copy as it sends: the sink gets the bytes as they were written. */
+    @EveryTransport
+    void priorityEvent_withCompressionOverATransport_handsTheUncompressedBytes(Transport transport)
+            throws Exception {
+        ShuffleConfig config = MemoryConfig.of(64, SEGMENT_SIZE).with(ShuffleOptions.COMPRESSION_CODEC, "lz4");
+        try (ShuffleFixture shuffle = ShuffleFixture.start(transport, config)) {
             assertOvertakenDataIsTheUnsentTail(shuffle, 2 * UNSENT_AT_LEAST + 1);
         }
     }

@@ -352,8 +352,8 @@ public final class ResultPartition extends AbstractResultPartition {
      * the subpartition's lock together with taking the slices of the unsent bytes, so that no byte reaches the
      * reader between the two: what the sink gets is exactly what the event overtook. Once the event is queued
      * everywhere, the sink gets the slices, with no lock held. A subpartition whose consumer has gone hands nothing.
-     * The data is never compressed here (only a blocking partition compresses, on disk), so the sink gets the bytes
-     * as the consumer reads them.
+     * The segments always hold the bytes as written (a transport that compresses, {@code shuffle.compression.codec},
+     * compresses into a copy as it sends), so the sink gets them uncompressed, as the consumer reads them.
      *
      * <p>Ownership: every buffer the sink gets holds a reference of its own to a segment of this partition's pool,
      * which the sink releases with {@link io.sluice.api.BufferOrEvent#recycle()}; the segment goes back only then,
