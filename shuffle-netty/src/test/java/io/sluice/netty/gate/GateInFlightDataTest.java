@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.api.BufferOrEvent;
+import io.sluice.api.InFlightDataSink;
+import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.partition.ResultPartition;
@@ -259,6 +261,32 @@ class GateInFlightDataTest {
         assertEquals(List.of("0:a2", "0:a3"), takeAll(gate));
         assertEquals(List.of(), first.texts(0));
         assertEquals(List.of("a2", "a3"), second.texts(0), "a barrier of an earlier checkpoint ends nothing");
+    }
+
+    @Test
+    void remote_aSinkThatThrows_reachesTheCaller_orFailsTheChannelWhoseBufferItGot_andLeaksNothing()
+            throws Exception {
+        SingleInputGate gate = remote.gate(1, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, "a0");
+        receive(channel, 1, "a1");
+        InFlightDataSink failing = (index, buffer) -> {
+            buffer.recycle();
+            throw new IllegalStateException("disk full");
+        };
+
+        IllegalStateException atStart = assertThrows(IllegalStateException.class,
+                () -> gate.startPersisting(BARRIER, failing));
+        assertEquals("disk full", atStart.getMessage());
+        assertEquals(List.of("0:a0", "0:a1"), takeAll(gate), "persisting stopped: the failing sink sees nothing more");
+
+        gate.startPersisting(BARRIER, failing);
+        receive(channel, 2, "a2");
+        ShuffleException atTake = assertThrows(ShuffleException.class, gate::pollNext);
+        assertTrue(atTake.getMessage().contains("channel 0") && atTake.getMessage().contains("disk full"),
+                atTake.getMessage());
+        assertThrows(ShuffleException.class, gate::pollNext, "the channel's stream is no longer whole: it failed");
+        // remote.close() (after each test) asserts that the buffer retained for the sink and a2 came back.
     }
 
     // --- local channels --------------------------------------------------------------------------------------------
