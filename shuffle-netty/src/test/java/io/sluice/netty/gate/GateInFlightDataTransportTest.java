@@ -2,15 +2,11 @@ package io.sluice.netty.gate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.netty.channel.epoll.Epoll;
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
 import io.sluice.api.ResultPartitionWriter;
-import io.sluice.api.ShuffleConfig;
 import io.sluice.api.ShuffleEnvironment;
-import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.testing.EnvironmentFixture;
 import io.sluice.netty.testing.TestRecords;
 import io.sluice.testing.Await;
@@ -49,26 +45,11 @@ class GateInFlightDataTransportTest {
         environments.close();
     }
 
-    /** One environment whose gate reads its own producer in-process, or over the named transport. */
-    private ShuffleEnvironment environment(String path, ShuffleConfig config) throws Exception {
-        if ("in-process".equals(path)) {
-            ShuffleEnvironment environment = environments.localEnvironment(config);
-            environment.start();
-            return environment;
-        }
-        assumeTrue(!"epoll".equals(path) || Epoll.isAvailable(), "epoll does not load here");
-        ShuffleEnvironment environment = environments.environment(config
-                .with(ShuffleOptions.NETTY_TRANSPORT, path)
-                .with(ShuffleOptions.INPUT_LOCAL_CHANNELS, false), false);
-        environment.start();
-        return environment;
-    }
-
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"in-process", "nio", "epoll", "local"})
     void theDataBeforeTheBarrier_isHandedOnce_withTheConsumersBytes(String path) throws Exception {
         boolean remote = !"in-process".equals(path);
-        ShuffleEnvironment environment = environment(path, EnvironmentFixture.config(256));
+        ShuffleEnvironment environment = environments.startedEnvironment(path, EnvironmentFixture.config(256));
         ResultPartitionWriter writer = environments.setUpWriter(environment, 1);
         InputGate gate = environments.setUpGate(environment, 0, writer);
         RecordingSink sink = RecordingSink.keepingBuffers();
