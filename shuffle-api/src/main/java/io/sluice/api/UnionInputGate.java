@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
 /**
@@ -234,10 +235,17 @@ public final class UnionInputGate implements InputGate {
         }
     }
 
-    /** {@code next} of gate {@code index}, renumbered into the union's channels. */
+    /**
+     * {@code next} of gate {@code index}, renumbered into the union's channels; a recovered element queued through
+     * the union is the engine's own again.
+     */
     private Optional<BufferOrEvent> offset(Optional<BufferOrEvent> next, int index) {
-        return channelOffsets[index] == 0 ? next
-                : Optional.of(new OffsetBufferOrEvent(next.get(), channelOffsets[index]));
+        if (channelOffsets[index] == 0) {
+            return next;
+        }
+        BufferOrEvent element = next.get();
+        return Optional.of(element instanceof GateRecoveredElement recovered ? recovered.original()
+                : new OffsetBufferOrEvent(element, channelOffsets[index]));
     }
 
     /** Queues gate {@code index} to be polled (once); wakes the consumer when it is the first. Any thread. */
@@ -509,6 +517,47 @@ public final class UnionInputGate implements InputGate {
         int gate = gateOf(channelIndex);
         return "channel " + channelIndex + " of the union: gate " + gate + "'s "
                 + gates.get(gate).describeChannel(channelIndex - channelOffsets[gate]);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Starts persisting on every gate; a gate's sink hands its buffers on with the union's channel index. When a
+     * gate cannot, persisting stops on every gate and its exception reaches the caller.
+     */
+    @Override
+    public void startPersisting(Predicate<ByteBuffer> endsPersisting, InFlightDataSink sink) {
+        try {
+            for (int i = 0; i < gates.size(); i++) {
+                int offset = channelOffsets[i];
+                gates.get(i).startPersisting(endsPersisting, offset == 0 ? sink
+                        : (index, buffer) -> sink.accept(index + offset, new OffsetBufferOrEvent(buffer, offset)));
+            }
+        } catch (RuntimeException | Error e) {
+            stopPersisting();
+            throw e;
+        }
+    }
+
+    /** Stops persisting on every gate. */
+    @Override
+    public void stopPersisting() {
+        for (InputGate gate : gates) {
+            gate.stopPersisting();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Queued on the gate that owns the channel, renumbered into its channels; the union hands out the element
+     * itself again.
+     */
+    @Override
+    public void addRecovered(BufferOrEvent recovered) {
+        int gate = gateOf(recovered.channelIndex());
+        int offset = channelOffsets[gate];
+        gates.get(gate).addRecovered(offset == 0 ? recovered : new GateRecoveredElement(recovered, offset));
     }
 
     /** The index of the gate that owns the union's channel {@code channelIndex}. */

@@ -13,7 +13,6 @@ import java.lang.ref.ReferenceQueue;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
 
 /**
@@ -49,9 +48,6 @@ public final class NettyLeaks {
     private static final ResourceLeakDetector.LeakListener RECORDER = NettyLeaks::record;
     @GuardedBy("NettyLeaks.class")
     private static boolean installed;  // .class
-    /** False in tests (the race is printed, not failed); true for {@link #installForCommandLine()}. */
-    private static volatile boolean localTransportCloseRaceIsLeak;
-    private static final AtomicInteger LOCAL_TRANSPORT_CLOSE_RACES = new AtomicInteger();
 
     private NettyLeaks() {
     }
@@ -96,51 +92,17 @@ public final class NettyLeaks {
 
     /**
      * {@link #install()} for a command-line tool (the bench's {@code chaos} command): every buffer tracked from now on
-     * (Netty's paranoid level, which its command line does not set), and every report kept, the local-transport close
-     * race ({@link #isLocalTransportCloseRace}) too, so that a long run shows its rate. Call it before anything
-     * allocates a Netty buffer.
+     * (Netty's paranoid level, which its command line does not set). Call it before anything allocates a Netty buffer.
      */
     public static void installForCommandLine() {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-        localTransportCloseRaceIsLeak = true;
         install();
     }
 
     private static void record(String resourceType, String records) {
-        if (!localTransportCloseRaceIsLeak && isLocalTransportCloseRace(records)) {
-            // Printed, counted, not failed: see isLocalTransportCloseRace.
-            int seen = LOCAL_TRANSPORT_CLOSE_RACES.incrementAndGet();
-            System.err.println("Netty local-transport close race #" + seen + " (a frame handed to a closing in-JVM "
-                    + "peer, never read; not a Sluice leak, see docs/reliability.md):" + records);
-            return;
-        }
         synchronized (LEAKS) {
             LEAKS.add("LEAK: " + resourceType + (records.isEmpty() ? " (no access records)" : records));
         }
-    }
-
-    /**
-     * True for the one leak that Netty's in-JVM ({@code local}) transport causes by itself: when both ends of a
-     * {@code LocalChannel} pair close at the same moment on different event loops, a frame the writer hands over
-     * ({@code LocalChannel.doWrite} retains it into the peer's inbound queue, then releases its own reference) can
-     * land in the queue after the peer released that queue on close, so nothing ever releases it. The signature is
-     * exact: the most recent access record is that hand-over, so no handler of the receiving side ever touched the
-     * frame (a frame our decoder had read and then dropped would show the decoder as its last access). Seeded fault
-     * injection meets it (about 5 in 10,000 seeds, local transport only); any other leak fails the test.
-     */
-    static boolean isLocalTransportCloseRace(String records) {
-        int first = records.indexOf("#1:");
-        if (first < 0) {
-            return false;
-        }
-        int second = records.indexOf("#2:", first);
-        String latest = second < 0 ? records.substring(first) : records.substring(first, second);
-        return latest.contains("io.netty.channel.local.LocalChannel.doWrite");
-    }
-
-    /** How many leaks {@link #isLocalTransportCloseRace} let pass in this JVM; for reports. */
-    public static int localTransportCloseRaces() {
-        return LOCAL_TRANSPORT_CLOSE_RACES.get();
     }
 
     /** Forces a collection and waits until a phantom-reachable sentinel was enqueued: references are processed. */

@@ -2,9 +2,11 @@ package io.sluice.netty.gate;
 
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ShuffleException;
+import io.sluice.buffers.Buffer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * One channel of a {@link SingleInputGate}: reads one subpartition of one producer partition.
@@ -29,6 +31,9 @@ public abstract class InputChannel {
 
     /** The first failure of this channel; surfaces at the consumer's next read. */
     private volatile Throwable error;
+
+    /** Persists this channel's data in flight for the gate's checkpoints. Consumer thread. */
+    private final ChannelPersister persister = new ChannelPersister(this);
 
     protected InputChannel(SingleInputGate gate, int channelIndex, ResultPartitionId partitionId,
                            int subpartitionIndex) {
@@ -93,6 +98,40 @@ public abstract class InputChannel {
     /** Data buffers the gate took from this channel so far. Consumer thread. */
     final long dataBuffersTaken() {
         return dataBuffersTaken;
+    }
+
+    /** What persists this channel's data in flight for a checkpoint. Consumer thread. */
+    final ChannelPersister persister() {
+        return persister;
+    }
+
+    // Data in flight for checkpoints: the places of ChannelPersister. The defaults suit a channel that holds nothing
+    // it received (a local channel reads its producer's subpartition directly; an unreachable one reads nothing).
+
+    /**
+     * Adds copies of the user events this channel holds (received, not taken yet), with their places, to
+     * {@code events}. Consumer thread.
+     *
+     * @return the place of the next data buffer the channel will receive: every held data buffer's place is lower
+     */
+    long collectHeldEvents(List<HeldEvent> events) {
+        return 0;
+    }
+
+    /**
+     * The data buffers this channel holds whose places are in {@code [fromPlace, toPlace)}, in stream order, each
+     * a read-only slice retained for the caller, who owns it. Consumer thread.
+     */
+    List<Buffer> retainHeldData(long fromPlace, long toPlace) {
+        return List.of();
+    }
+
+    /**
+     * The place of the element the consumer took from this channel last: a data buffer or a non-priority event, or
+     * (with {@code priorityEvent}) a priority event. Consumer thread, right after the take.
+     */
+    long placeOfLastTaken(boolean priorityEvent) {
+        return ChannelPersister.UNPLACED;
     }
 
     /** Reserves what the channel needs before its request; nothing by default. Consumer thread. */

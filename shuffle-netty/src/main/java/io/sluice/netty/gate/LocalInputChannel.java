@@ -24,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * An input channel whose producer lives in the same environment: it reads the subpartition's view directly, with
  * no network and no copy (the buffers it hands out are slices of the producer's buffers).
  *
+ * <p>Data in flight for checkpoints: the channel holds nothing it received (the producer's subpartition already put
+ * each priority event ahead of the data it overtook, which the producer persists), so it keeps the defaults of
+ * {@link InputChannel}: the gate persists the data the consumer takes from it before its ending event.
+ *
  * <p>Threads: {@link #getNextBuffer()} on the consumer thread; request retries on the environment's scheduler;
  * {@link #releaseAllResources()} on any thread. It never calls its gate while holding {@code requestLock}.
  */

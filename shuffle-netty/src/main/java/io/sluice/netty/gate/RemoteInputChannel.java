@@ -74,9 +74,18 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     private final Object receivedLock = new Object();
     @GuardedBy("receivedLock")
     private final ArrayDeque<Buffer> received = new ArrayDeque<>();
+    /**
+     * Data buffers and non-priority events ever added to {@link #received}: the next one is number
+     * {@code receivedCount}, the head of the queue number {@code receivedCount - received.size()} (the places of
+     * {@link ChannelPersister}).
+     */
+    @GuardedBy("receivedLock")
+    private long receivedCount;
     /** Priority events, handed out before {@link #received}. */
     @GuardedBy("receivedLock")
-    private final ArrayDeque<Buffer> receivedPriority = new ArrayDeque<>();
+    private final ArrayDeque<PriorityEvent> receivedPriority = new ArrayDeque<>();
+    /** Where the priority event the consumer took last was received. Consumer thread. */
+    private long lastTakenPriorityMark;
     /** User events received and not yet taken by the consumer; at most ResultPartitionWriter.MAX_QUEUED_EVENTS. */
     @GuardedBy("receivedLock")
     private int queuedEvents;
@@ -343,10 +352,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
                 }
                 expectedSequenceNumber = expected + 1;
                 if (priority) {
-                    receivedPriority.add(buffer);
+                    receivedPriority.add(new PriorityEvent(buffer, receivedCount));
                     notify = true;
                 } else {
                     received.add(buffer);
+                    receivedCount++;
                     notify = received.size() + receivedPriority.size() == 1;
                 }
             }
@@ -446,9 +456,11 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         boolean more;
         boolean priority;
         synchronized (receivedLock) {
-            next = receivedPriority.poll();
-            priority = next != null;
+            PriorityEvent priorityEvent = receivedPriority.poll();
+            priority = priorityEvent != null;
             if (priority) {
+                next = priorityEvent.event();
+                lastTakenPriorityMark = priorityEvent.receivedBefore();
                 queuedEvents--;
             } else {
                 next = received.poll();
@@ -465,6 +477,58 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             BufferTrace.record(BufferTrace.Hop.TAKE, id.hashCode(), -1, next.getMemorySegment());
         }
         return new BufferAndAvailability(next, more, 0, priority);
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Data in flight for checkpoints (consumer thread; the places of ChannelPersister)
+    // ------------------------------------------------------------------------------------------------------------
+
+    @Override
+    long collectHeldEvents(List<HeldEvent> events) {
+        synchronized (receivedLock) {
+            for (PriorityEvent priorityEvent : receivedPriority) {
+                events.add(new HeldEvent(2 * priorityEvent.receivedBefore(),
+                        HeldEvent.copyOf(EventSerializer.payloadOf(priorityEvent.event()))));
+            }
+            long number = receivedCount - received.size();
+            for (Buffer buffer : received) {
+                if (!buffer.isBuffer() && !EventSerializer.isEndOfPartition(buffer)) {
+                    events.add(new HeldEvent(2 * number + 1, HeldEvent.copyOf(EventSerializer.payloadOf(buffer))));
+                }
+                number++;
+            }
+            return 2 * receivedCount + 1;
+        }
+    }
+
+    @Override
+    List<Buffer> retainHeldData(long fromPlace, long toPlace) {
+        List<Buffer> held = new ArrayList<>();
+        synchronized (receivedLock) {
+            long place = 2 * (receivedCount - received.size()) + 1;
+            for (Buffer buffer : received) {
+                if (place >= toPlace) {
+                    break;
+                }
+                if (buffer.isBuffer() && place >= fromPlace) {
+                    // Queued buffers are alive under receivedLock: a release drains the queue under it first.
+                    held.add(buffer.readOnlySlice().retainBuffer());
+                }
+                place += 2;
+            }
+        }
+        return held;
+    }
+
+    @Override
+    long placeOfLastTaken(boolean priorityEvent) {
+        if (priorityEvent) {
+            return 2 * lastTakenPriorityMark;
+        }
+        synchronized (receivedLock) {
+            // Only the consumer removes from the queue, so this is the number of the one it took last.
+            return 2 * (receivedCount - received.size() - 1) + 1;
+        }
     }
 
     @Override
@@ -713,7 +777,9 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         }
         List<Buffer> queued = new ArrayList<>();
         synchronized (receivedLock) {
-            queued.addAll(receivedPriority);
+            for (PriorityEvent priorityEvent : receivedPriority) {
+                queued.add(priorityEvent.event());
+            }
             queued.addAll(received);
             receivedPriority.clear();
             received.clear();
@@ -751,5 +817,12 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     @Override
     public boolean isReleased() {
         return released;
+    }
+
+    /**
+     * A priority event the channel holds, and how many data buffers and non-priority events the channel had
+     * received before it: its place in the stream, although it is handed out ahead of them.
+     */
+    private record PriorityEvent(Buffer event, long receivedBefore) {
     }
 }

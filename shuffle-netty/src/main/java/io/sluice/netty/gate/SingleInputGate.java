@@ -3,6 +3,7 @@ package io.sluice.netty.gate;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.GateMetrics;
+import io.sluice.api.InFlightDataSink;
 import io.sluice.api.InputGate;
 import io.sluice.api.ShuffleException;
 import io.sluice.buffers.Buffer;
@@ -17,10 +18,14 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * A consumer's gate over one channel per producer partition: local channels for producers in this environment,
@@ -49,7 +54,13 @@ import java.util.function.Consumer;
  * {@link #triggerDebloating()} turns that and the bytes taken into a buffer size ({@link BufferDebloater}) that
  * it announces to every channel's producer.
  *
- * <p>Threads: {@link #pollNext()}, {@link #getNext()} and {@link #setup()} by one consumer thread;
+ * <p>Data in flight for checkpoints: between {@link #startPersisting} and {@link #stopPersisting()} each channel's
+ * {@link ChannelPersister} hands the sink the channel's data before its ending event. While none is started, the
+ * data path reads one field per buffer ({@code persistSink}). Recovered elements ({@link #addRecovered}) wait in one
+ * queue of the gate, handed out in the order they came before anything of any channel, also before setup.
+ *
+ * <p>Threads: {@link #pollNext()}, {@link #getNext()}, {@link #setup()}, {@link #startPersisting} and
+ * {@link #stopPersisting()} by one consumer thread; {@link #addRecovered} by any thread;
  * {@link #notifyChannelNonEmpty} by producer, event-loop or timer threads; {@link #close()},
  * {@link #isFinished()}, {@link #availableFuture()} and the wake-up futures by any thread. The gate never calls a
  * channel while holding {@code lock}, and completes its futures outside it.
@@ -87,6 +98,18 @@ public final class SingleInputGate implements InputGate {
     private volatile boolean finished;
     @GuardedBy("lock")
     private GateMemory memory = GateMemory.NONE;
+    /**
+     * Recovered elements not handed out yet, in the order they were added; owned by the gate until handed out or
+     * recycled on close.
+     */
+    @GuardedBy("lock")
+    private final ArrayDeque<BufferOrEvent> recovered = new ArrayDeque<>();
+    /** The recovered element {@link #takeChannelWithData()} took for {@link #pollNext()}. Consumer thread. */
+    private BufferOrEvent takenRecovered;
+    /** The predicate of the persisting started last, or null. Consumer thread. */
+    private Predicate<ByteBuffer> endsPersisting;
+    /** The sink of the persisting started last, or null when none is started. Consumer thread. */
+    private InFlightDataSink persistSink;
     /**
      * A wait longer than this many spins makes the next wait park at once: the stream is idle, not busy. Eight, so
      * that a busy stream whose gaps are a little longer than the spin still spins (a spin that runs out costs at
@@ -272,7 +295,7 @@ public final class SingleInputGate implements InputGate {
         while (true) {
             InputChannel channel = takeChannelWithData();
             if (channel == null) {
-                return Optional.empty();
+                return takeRecovered();
             }
             BufferAndAvailability next;
             try {
@@ -296,6 +319,9 @@ public final class SingleInputGate implements InputGate {
             Buffer buffer = next.buffer();
             if (buffer.isBuffer()) {
                 channel.onDataTaken(buffer.readableBytes());
+                if (persistSink != null) {
+                    persistTakenData(channel, buffer);
+                }
             } else if (eventType(channel, buffer) == EventSerializer.EventType.END_OF_PARTITION) {
                 try {
                     checkEveryDataByteArrived(channel, buffer);
@@ -307,9 +333,145 @@ public final class SingleInputGate implements InputGate {
                     return Optional.empty();
                 }
                 continue;
+            } else {
+                persistOnEventTaken(channel, buffer, next.priority());
             }
             counters.onTaken(buffer.readableBytes(), buffer.isBuffer());
             return Optional.of(new ShuffleBufferOrEvent(channel.channelIndex(), buffer, next.priority()));
+        }
+    }
+
+    /**
+     * The recovered element {@link #takeChannelWithData()} took, counted as taken, or empty when it took none.
+     * Consumer thread.
+     */
+    private Optional<BufferOrEvent> takeRecovered() {
+        BufferOrEvent element = takenRecovered;
+        if (element == null) {
+            return Optional.empty();
+        }
+        takenRecovered = null;
+        counters.onTaken(element.data().remaining(), !element.isEvent());
+        return Optional.of(element);
+    }
+
+    /**
+     * Hands a data buffer the consumer is about to get to the sink when its channel persists it. A sink that
+     * throws fails the channel (the buffer is recycled, never handed out): its stream is no longer whole. Consumer
+     * thread.
+     */
+    private void persistTakenData(InputChannel channel, Buffer buffer) throws ShuffleException {
+        ChannelPersister persister = channel.persister();
+        if (!persister.isActive()) {
+            return;
+        }
+        try {
+            persister.dataTaken(buffer, persistSink);
+        } catch (RuntimeException e) {
+            buffer.recycleBuffer();
+            throw failChannel(channel, new ShuffleException(channel.describe() + " cannot persist a buffer in flight:"
+                    + " the sink failed: " + e, e));
+        }
+    }
+
+    /**
+     * Lets the channel's persister see a user event the consumer is about to get (it remembers the event, and it
+     * may end persisting). A predicate or sink that throws fails the channel, as in {@link #persistTakenData}.
+     * Consumer thread.
+     */
+    private void persistOnEventTaken(InputChannel channel, Buffer event, boolean priority) throws ShuffleException {
+        try {
+            channel.persister().eventTaken(event, priority, endsPersisting, persistSink);
+        } catch (RuntimeException e) {
+            event.recycleBuffer();
+            throw failChannel(channel, new ShuffleException(channel.describe() + " cannot persist its data in flight"
+                    + " at an event: " + e, e));
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A remote channel hands the buffers it holds as retained slices (decompressed on receipt, so the bytes are
+     * the consumer's); a local channel holds nothing it received, so it hands the data the consumer takes before
+     * its ending event. The channels' locks are held only to find and retain those buffers, never while the
+     * predicate or the sink runs. A sink or predicate that throws ends persisting on every channel and the
+     * exception reaches the caller; what the sink got is its own.
+     */
+    @Override
+    public void startPersisting(Predicate<ByteBuffer> endsPersisting, InFlightDataSink sink) {
+        Objects.requireNonNull(endsPersisting, "endsPersisting");
+        Objects.requireNonNull(sink, "sink");
+        this.endsPersisting = endsPersisting;
+        this.persistSink = sink;
+        try {
+            for (InputChannel channel : channels) {
+                if (channel != null) {
+                    channel.persister().start(endsPersisting, sink);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            stopPersisting();
+            throw e;
+        }
+    }
+
+    @Override
+    public void stopPersisting() {
+        endsPersisting = null;
+        persistSink = null;
+        for (InputChannel channel : channels) {
+            if (channel != null) {
+                channel.persister().stop();
+            }
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The gate keeps one queue of recovered elements for all its channels and hands them out ahead of any
+     * channel's data or events, priority events included, so each channel's come before its live stream. Counted
+     * in {@link #metrics()} as taken when handed out. Never persisted by {@link #startPersisting}: the engine
+     * owns their source.
+     *
+     * @throws IllegalArgumentException for a priority element
+     */
+    @Override
+    public void addRecovered(BufferOrEvent element) {
+        Objects.requireNonNull(element, "recovered");
+        channelAt(element.channelIndex());
+        if (element.isPriority()) {
+            throw new IllegalArgumentException("gate of " + ownerName + " cannot queue a recovered priority event for"
+                    + " channel " + element.channelIndex() + ": recovered elements keep their order");
+        }
+        CompletableFuture<Void> toComplete = null;
+        boolean closed;
+        synchronized (lock) {
+            closed = state == GateState.CLOSED;
+            if (!closed) {
+                recovered.add(element);
+                if (recovered.size() == 1 && channelsWithData.isEmpty()) {
+                    toComplete = somethingToTakeLocked();
+                }
+            }
+        }
+        if (closed) {
+            // Ownership passed to the gate, which recycles what it will never hand out.
+            recycleRecovered(List.of(element));
+        } else if (toComplete != null) {
+            toComplete.complete(null);
+        }
+    }
+
+    /** Recycles recovered elements the gate never handed out; a failing recycle does not keep the others. */
+    private void recycleRecovered(List<BufferOrEvent> elements) {
+        for (BufferOrEvent element : elements) {
+            try {
+                element.recycle();
+            } catch (RuntimeException e) {
+                LOG.error("Gate of {} could not recycle the recovered element {}", ownerName, element, e);
+            }
         }
     }
 
@@ -373,7 +535,7 @@ public final class SingleInputGate implements InputGate {
     private void parkUntilData() throws InterruptedException {
         synchronized (lock) {
             try {
-                while (channelsWithData.isEmpty() && state != GateState.CLOSED && !finished) {
+                while (channelsWithData.isEmpty() && recovered.isEmpty() && state != GateState.CLOSED && !finished) {
                     lock.wait();
                 }
             } catch (InterruptedException e) {
@@ -611,6 +773,7 @@ public final class SingleInputGate implements InputGate {
     public void close() {
         CompletableFuture<Void> toComplete;
         CompletableFuture<Void> toCompletePriority;
+        List<BufferOrEvent> neverHandedOut;
         synchronized (lock) {
             if (state == GateState.CLOSED) {
                 return;
@@ -618,11 +781,14 @@ public final class SingleInputGate implements InputGate {
             state = GateState.CLOSED;
             dataSignals++;
             channelsWithData.clear();
+            neverHandedOut = new ArrayList<>(recovered);
+            recovered.clear();
             toComplete = availability;
             toCompletePriority = priorityAvailability;
             lock.notifyAll();
         }
         releaseChannelsAndMemory();
+        recycleRecovered(neverHandedOut);
         toComplete.complete(null);
         toCompletePriority.complete(null);
         onClose.accept(this);
@@ -726,22 +892,40 @@ public final class SingleInputGate implements InputGate {
             channelsWithData.addLast(channel);
         }
         if (channelsWithData.size() == 1) {
-            if (idleSince != 0) { // only with debloating
-                idleNanos += System.nanoTime() - idleSince;
-                idleSince = 0;
-            }
-            dataSignals++; // under lock: the only writer
-            lock.notifyAll();
-            return availability;
+            return somethingToTakeLocked();
         }
         return null;
     }
 
+    /**
+     * The gate went from nothing to take to something: ends an idle gap, wakes a waiting consumer.
+     *
+     * @return the availability future to complete (outside {@code lock})
+     */
+    @GuardedBy("lock")
+    private CompletableFuture<Void> somethingToTakeLocked() {
+        if (idleSince != 0) { // only with debloating
+            idleNanos += System.nanoTime() - idleSince;
+            idleSince = 0;
+        }
+        dataSignals++; // under lock: the only writer
+        lock.notifyAll();
+        return availability;
+    }
+
+    /**
+     * The next channel to read, or null; a recovered element goes first: then it is left in
+     * {@link #takenRecovered} and this returns null. Consumer thread.
+     */
     private InputChannel takeChannelWithData() throws ShuffleException {
         synchronized (lock) {
             if (state == GateState.CLOSED) {
                 // Closed by another thread (a consumer waiting in getNext() wakes here) or before this read.
                 throw new ShuffleException("gate of " + ownerName + " is closed");
+            }
+            if (!recovered.isEmpty()) {
+                takenRecovered = recovered.poll();
+                return null;
             }
             InputChannel channel = channelsWithData.poll();
             if (channel == null) {

@@ -14,15 +14,17 @@
  *
  * <h2>Threads</h2>
  * <ul>
- *   <li>The consumer thread: {@code setup()}, {@code pollNext()}, {@code getNext()}, and each channel's
- *       {@code getNextBuffer()}.</li>
+ *   <li>The consumer thread: {@code setup()}, {@code pollNext()}, {@code getNext()}, {@code startPersisting()},
+ *       {@code stopPersisting()} (with the sink and predicate they are given), and each channel's
+ *       {@code getNextBuffer()} and {@code ChannelPersister}.</li>
  *   <li>Notifying threads, which queue a channel on its gate: producer threads (local channels, inside an emit,
  *       holding no partition lock), client event loops (remote channels), the environment's timer (retries) and any
  *       thread that records a channel's error.</li>
  *   <li>The client event loop of a remote channel's connection: {@code requestBuffer}, {@code onBuffer},
  *       {@code onEmptyBuffer}, {@code onFailedPartitionRequest}.</li>
  *   <li>Whichever thread recycles a buffer: a remote channel's {@code recycle} and {@code notifyBufferAvailable}.</li>
- *   <li>Any thread: {@code close()}, {@code isFinished()}, {@code availableFuture()}, a channel's release.</li>
+ *   <li>Any thread: {@code close()}, {@code isFinished()}, {@code availableFuture()}, {@code addRecovered()}, a
+ *       channel's release.</li>
  *   <li>Any thread, one call at a time: {@code triggerDebloating()} (the engine's thread, or the environment's timer
  *       with {@code shuffle.debloat.period} above 0), which calls each channel's {@code buffersInUse()} and
  *       {@code announceBufferSize}.</li>

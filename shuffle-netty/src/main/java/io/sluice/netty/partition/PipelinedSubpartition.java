@@ -7,15 +7,17 @@ import io.sluice.buffers.BufferTrace;
 import io.sluice.netty.event.EventSerializer;
 
 import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * The queue of one consumer's data in a pipelined result partition: buffers under construction and finished ones,
  * events, and priority events that overtake them.
  *
- * <p>Threads: {@link #add}, {@link #finish()} are called by the producer thread (holding the partition's emit
- * lock); {@link #flush()} by the producer or the environment's flusher; {@link #pollBuffer()} by the single reader
- * (through its view); {@link #release(Throwable)} by any thread. All state is guarded by {@code lock}; listeners are
- * called with no lock held.
+ * <p>Threads: {@link #add}, {@link #finish()} and the checkpoint's calls ({@link #addPriorityEvent},
+ * {@link #queuedUserEvents}, {@link #prioritize}) are called by the producer thread; {@link #flush()} by the producer
+ * or the environment's flusher; {@link #pollBuffer()} by the single reader (through its view);
+ * {@link #release(Throwable)} by any thread. All state is guarded by {@code lock}; listeners are called with no lock
+ * held.
  *
  * <p>Notification rule (the reader is never polled in a loop): the reader is told once each time the subpartition
  * goes from "nothing readable" to "something readable" — a complete element (an event, or a buffer its writer
@@ -161,6 +163,149 @@ public final class PipelinedSubpartition {
             }
         }
         return queued;
+    }
+
+    /**
+     * Queues the priority event {@code event} and, atomically with it (no byte can be sent in between), takes the
+     * data it overtakes: for every data buffer queued, the bytes its reader has not taken yet (the unsent rest of a
+     * partly read head buffer included), in stream order. Events in the queue are not taken. The caller has finished
+     * the tail buffer, so no byte written later joins a buffer taken here. Producer thread.
+     *
+     * <p>Ownership: {@code event} passes to this subpartition in every case (closed at once when refused). Each
+     * buffer added to {@code overtaken} is a read-only slice with a reference of its own, which the caller releases;
+     * the queued buffer keeps its own and still goes to the reader after the event.
+     *
+     * @param event     a user event buffer's consumer
+     * @param overtaken receives the overtaken data
+     * @return false, having taken nothing, when the subpartition no longer accepts data (its consumer has gone)
+     */
+    boolean addPriorityEvent(BufferConsumer event, List<Buffer> overtaken) {
+        BufferAvailabilityListener listener;
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                event.close();
+                return false;
+            }
+            takeUnsentDataLocked(null, overtaken);
+            queuedUserEvents++;
+            listener = queuePriorityEventLocked(event);
+        }
+        if (listener != null) {
+            listener.notifyPriorityEvent();
+        }
+        return true;
+    }
+
+    /**
+     * The user events queued and not taken by the reader yet, in queue order: each queued element goes to
+     * {@code elements}, and a read-only slice of its event buffer (a reference of its own, which the caller
+     * releases) at the same place in {@code events}. Nothing while the subpartition does not accept data. Producer
+     * thread.
+     */
+    void queuedUserEvents(List<BufferConsumer> elements, List<Buffer> events) {
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                return;
+            }
+            for (BufferConsumer queued : buffers) {
+                if (queued.isBuffer()) {
+                    continue;
+                }
+                Buffer event = unsentSliceLocked(queued);
+                if (EventSerializer.typeOf(event) == EventSerializer.EventType.END_OF_PARTITION) {
+                    event.recycleBuffer();
+                    continue;
+                }
+                elements.add(queued);
+                events.add(event);
+            }
+        }
+    }
+
+    /** What {@link #prioritize} did. */
+    enum Prioritized {
+        /** The queued event was replaced by the priority event. */
+        DONE,
+        /** The queued event was sent meanwhile: nothing changed. */
+        ALREADY_SENT,
+        /** The subpartition no longer accepts data (its consumer has gone): nothing changed. */
+        RELEASED
+    }
+
+    /**
+     * Takes {@code queuedEvent}, an event {@link #queuedUserEvents} listed, out of its place and queues the priority
+     * event {@code replacement} instead, taking the data it overtakes as {@link #addPriorityEvent} does: only the data
+     * queued before {@code queuedEvent}. A blocking event taken out no longer blocks this subpartition (it is never
+     * sent); the queued event count and the backlog stay right, since one event replaces another and no data moves.
+     * Producer thread.
+     *
+     * <p>Ownership: as {@link #addPriorityEvent}; {@code replacement} passes to this subpartition in every case.
+     *
+     * @return {@link Prioritized#DONE}, or why nothing changed (and nothing was taken)
+     */
+    Prioritized prioritize(BufferConsumer queuedEvent, BufferConsumer replacement, List<Buffer> overtaken) {
+        BufferAvailabilityListener listener;
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                replacement.close();
+                return Prioritized.RELEASED;
+            }
+            if (!buffers.contains(queuedEvent)) {
+                // The reader took it after it was listed: it was sent.
+                replacement.close();
+                return Prioritized.ALREADY_SENT;
+            }
+            takeUnsentDataLocked(queuedEvent, overtaken);
+            buffers.removeFirstOccurrence(queuedEvent);
+            queuedEvent.close();
+            if (buffers.isEmpty()) {
+                // A flush requested for the removed event has nothing left to serve.
+                flushRequested = false;
+            }
+            listener = queuePriorityEventLocked(replacement);
+        }
+        if (listener != null) {
+            listener.notifyPriorityEvent();
+        }
+        return Prioritized.DONE;
+    }
+
+    /** Queues a priority event (counted by the caller); returns the reader to tell of it, or null. */
+    @GuardedBy("lock")
+    private BufferAvailabilityListener queuePriorityEventLocked(BufferConsumer event) {
+        priorityEvents.add(event);
+        if (readView == null) {
+            return null;
+        }
+        readerNotified = true;
+        return readView.listener();
+    }
+
+    /**
+     * Adds to {@code into} a slice of the unsent bytes of each data buffer queued before {@code stopAt} (all of
+     * them when null); buffers with no unsent byte add nothing.
+     */
+    @GuardedBy("lock")
+    private void takeUnsentDataLocked(BufferConsumer stopAt, List<Buffer> into) {
+        for (BufferConsumer queued : buffers) {
+            if (queued == stopAt) {
+                return;
+            }
+            if (queued.isBuffer() && queued.isDataAvailable()) {
+                into.add(unsentSliceLocked(queued));
+            }
+        }
+    }
+
+    /**
+     * A read-only slice of the bytes of {@code queued} its reader has not taken, with a reference of its own; the
+     * reader's position is left alone (the slice is built from a copy, which the reader never sees). Under
+     * {@code lock}, which orders it with the reader's polls.
+     */
+    private static Buffer unsentSliceLocked(BufferConsumer queued) {
+        try (BufferConsumer unsent = queued.copy()) {
+            return unsent.build();
+        }
     }
 
     /**

@@ -1,12 +1,14 @@
 package io.sluice.netty.partition;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.sluice.api.InFlightDataSink;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordFraming;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
 import io.sluice.api.WriterMetrics;
+import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferBuilder;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferPoolDestroyedException;
@@ -22,6 +24,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -30,6 +33,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -73,8 +77,8 @@ import java.util.function.LongSupplier;
  * a builder under a running producer.
  *
  * <p>Once released (by {@link #close()} before {@link #finish()}, {@link #fail}, {@code releasePartitionsLocally},
- * or the environment's close), {@code emitRecord}, {@code broadcastRecord}, {@code broadcastEvent} and
- * {@code finish} throw {@link ShuffleException} naming the partition and the reason of the release, also when the
+ * or the environment's close), {@code emitRecord}, {@code broadcastRecord}, the event methods, {@code emitRecovered}
+ * and {@code finish} throw {@link ShuffleException} naming the partition and the reason of the release, also when the
  * release happens while the producer is inside the call (blocked on the pool or between two buffers): no data is
  * dropped silently and no unchecked exception escapes. Only the records for a subpartition whose consumer has gone
  * (the partition itself still running) are dropped without an error, as the API documents.
@@ -307,17 +311,7 @@ public final class ResultPartition extends AbstractResultPartition {
         checkEventSize(event);
         enterProducerCall();
         checkAcceptingRecords();
-        // All or nothing: only the producer adds events, so a subpartition below the bound now stays below it.
-        for (PipelinedSubpartition subpartition : subpartitions) {
-            int queued = subpartition.queuedUserEvents();
-            if (queued >= MAX_QUEUED_EVENTS) {
-                throw new ShuffleException("subpartition " + subpartition.index() + " of partition "
-                        + partitionId + " of " + ownerName + " holds " + queued + " events its consumer has not "
-                        + "read, the limit (ResultPartitionWriter.MAX_QUEUED_EVENTS = " + MAX_QUEUED_EVENTS
-                        + "): its consumer is not reading events (or a non-priority event waits behind data "
-                        + "it does not take); the event was sent to no subpartition");
-            }
-        }
+        checkEventBound();
         for (int i = 0; i < subpartitions.length; i++) {
             if (!priority) {
                 // Records after the event go into a new buffer behind it: order is kept.
@@ -327,6 +321,215 @@ public final class ResultPartition extends AbstractResultPartition {
                     : EventSerializer.userEvent(event)), priority);
         }
         checkNotReleased(); // released while the event was being queued: some subpartitions may not have it
+    }
+
+    /**
+     * Throws unless every subpartition has room for one more event. All or nothing: only the producer adds events,
+     * so a subpartition below the bound now stays below it.
+     */
+    private void checkEventBound() throws ShuffleException {
+        for (PipelinedSubpartition subpartition : subpartitions) {
+            checkEventBound(subpartition, "; the event was sent to no subpartition");
+        }
+    }
+
+    private void checkEventBound(PipelinedSubpartition subpartition, String outcome) throws ShuffleException {
+        int queued = subpartition.queuedUserEvents();
+        if (queued >= MAX_QUEUED_EVENTS) {
+            throw new ShuffleException("subpartition " + subpartition.index() + " of partition "
+                    + partitionId + " of " + ownerName + " holds " + queued + " events its consumer has not "
+                    + "read, the limit (ResultPartitionWriter.MAX_QUEUED_EVENTS = " + MAX_QUEUED_EVENTS
+                    + "): its consumer is not reading events (or a non-priority event waits behind data "
+                    + "it does not take)" + outcome);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Each subpartition's buffer under construction is finished first, so the records emitted afterwards start
+     * new buffers behind the event. Then, subpartition by subpartition, the event is queued ahead of the data under
+     * the subpartition's lock together with taking the slices of the unsent bytes, so that no byte reaches the
+     * reader between the two: what the sink gets is exactly what the event overtook. Once the event is queued
+     * everywhere, the sink gets the slices, with no lock held. A subpartition whose consumer has gone hands nothing.
+     * The segments always hold the bytes as written (a transport that compresses, {@code shuffle.compression.codec},
+     * compresses into a copy as it sends), so the sink gets them uncompressed, as the consumer reads them.
+     *
+     * <p>Ownership: every buffer the sink gets holds a reference of its own to a segment of this partition's pool,
+     * which the sink releases with {@link io.sluice.api.BufferOrEvent#recycle()}; the segment goes back only then,
+     * also after this writer was closed or released. If the sink throws, the buffers it did not take are recycled
+     * here, and the call throws a {@link ShuffleException} with the sink's exception as its cause.
+     *
+     * @throws ShuffleException when the event is refused (too large, too many unread events; then no subpartition
+     *                          gets it and the sink gets nothing), when the partition is or gets released (as
+     *                          {@link #emitRecord}), or when the sink throws
+     */
+    @Override
+    public void broadcastPriorityEvent(ByteBuffer event, InFlightDataSink overtaken) throws IOException {
+        Objects.requireNonNull(overtaken, "overtaken");
+        checkEventSize(event);
+        enterProducerCall();
+        checkAcceptingRecords();
+        checkEventBound();
+        @SuppressWarnings("unchecked")
+        List<Buffer>[] taken = new List[subpartitions.length];
+        try {
+            for (int i = 0; i < subpartitions.length; i++) {
+                finishBuilder(i);
+                taken[i] = new ArrayList<>();
+                subpartitions[i].addPriorityEvent(new BufferConsumer(EventSerializer.userEvent(event)), taken[i]);
+            }
+            checkNotReleased(); // released while the event was being queued: some subpartitions may not have it
+        } catch (IOException | RuntimeException e) {
+            for (List<Buffer> buffers : taken) {
+                recycleAll(buffers, 0);
+            }
+            throw e;
+        }
+        for (int i = 0; i < subpartitions.length; i++) {
+            handOver(i, taken[i], overtaken, taken, i + 1);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Subpartition by subpartition: its queued user events are listed under its lock (each with a read-only view
+     * of its payload), {@code replacement} is asked about them in order with no lock held, and the first match is
+     * replaced under the lock, taking the unsent bytes of the data queued before it as
+     * {@link #broadcastPriorityEvent} does; the sink then gets them before the next subpartition is looked at. A match
+     * the reader took in the meantime was sent: the next match is tried. Data queued after the event is not
+     * overtaken, so no buffer under construction needs finishing.
+     *
+     * @throws ShuffleException when a replacement exceeds {@link #MAX_EVENT_BYTES} (the subpartitions before it
+     *                          were changed and their data handed over, the later ones were not looked at), when
+     *                          the partition was released, or when the sink throws (ownership as in
+     *                          {@link #broadcastPriorityEvent})
+     */
+    @Override
+    public int prioritizeQueuedEvent(Function<ByteBuffer, ByteBuffer> replacement, InFlightDataSink overtaken)
+            throws IOException {
+        Objects.requireNonNull(replacement, "replacement");
+        Objects.requireNonNull(overtaken, "overtaken");
+        enterProducerCall();
+        checkAcceptingRecords();
+        int changed = 0;
+        List<BufferConsumer> elements = new ArrayList<>();
+        List<Buffer> events = new ArrayList<>();
+        List<Buffer> taken = new ArrayList<>();
+        for (int i = 0; i < subpartitions.length; i++) {
+            PipelinedSubpartition subpartition = subpartitions[i];
+            subpartition.queuedUserEvents(elements, events);
+            try {
+                for (int e = 0; e < elements.size(); e++) {
+                    ByteBuffer payload = replacement.apply(EventSerializer.payloadOf(events.get(e)));
+                    if (payload == null) {
+                        continue;
+                    }
+                    if (payload.remaining() > MAX_EVENT_BYTES) {
+                        throw new ShuffleException("the replacement of a queued event in " + subpartition
+                                + " has " + payload.remaining() + " bytes, more than the limit of " + MAX_EVENT_BYTES
+                                + " bytes per event (ResultPartitionWriter.MAX_EVENT_BYTES); of the subpartitions "
+                                + "before it, " + changed + " were changed and their overtaken data handed over, "
+                                + "the later ones were not looked at");
+                    }
+                    PipelinedSubpartition.Prioritized outcome = subpartition.prioritize(elements.get(e),
+                            new BufferConsumer(EventSerializer.userEvent(payload)), taken);
+                    if (outcome == PipelinedSubpartition.Prioritized.DONE) {
+                        changed++;
+                    }
+                    if (outcome != PipelinedSubpartition.Prioritized.ALREADY_SENT) {
+                        break;
+                    }
+                }
+            } finally {
+                recycleAll(events, 0);
+                elements.clear();
+            }
+            handOver(i, taken, overtaken, null, 0);
+            taken.clear();
+        }
+        checkNotReleased();
+        return changed;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Data: the buffer under construction is finished before and after, so the recovered bytes fill buffers of
+     * their own (as many as they need, cut at the consumer's announced size like any buffer) and never share one with
+     * records; each buffer is taken as {@link #emitRecord} takes one (blocking while the pool has none, overdraft
+     * included), and its bytes count in the data bytes the end of partition carries. An event: queued for this
+     * subpartition only, in order, bounded like {@link #broadcastEvent}. Records and recovered data for a
+     * subpartition whose consumer has gone are dropped without an error, as records are.
+     *
+     * @throws ShuffleException when the partition is or gets released (as {@link #emitRecord}), or an event is
+     *                          refused as by {@link #broadcastEvent}
+     */
+    @Override
+    public void emitRecovered(int targetSubpartition, ByteBuffer bytes, boolean isEvent) throws IOException {
+        checkSubpartitionIndex(targetSubpartition);
+        if (isEvent) {
+            checkEventSize(bytes);
+        }
+        enterProducerCall();
+        checkAcceptingRecords();
+        PipelinedSubpartition subpartition = subpartitions[targetSubpartition];
+        if (isEvent) {
+            checkEventBound(subpartition, "; the recovered event was not queued");
+        }
+        finishBuilder(targetSubpartition);
+        if (isEvent) {
+            subpartition.add(new BufferConsumer(EventSerializer.userEvent(bytes)), false);
+            checkNotReleased();
+            return;
+        }
+        int start = bytes.position();
+        try {
+            write(bytes, targetSubpartition);
+        } finally {
+            bytes.position(start);
+        }
+        finishBuilder(targetSubpartition);
+    }
+
+    /**
+     * Hands {@code buffers} (the data overtaken in subpartition {@code index}, in order) to {@code sink}, each
+     * wrapped as an {@link OvertakenBuffer} that owns its reference. If the sink throws, the buffer it was given is
+     * recycled unless the sink recycled it, the rest of {@code buffers} and of {@code later} (from index
+     * {@code laterFrom}, other subpartitions' buffers not handed yet; may be null) are recycled, and a
+     * {@link ShuffleException} names the subpartition.
+     */
+    private void handOver(int index, List<Buffer> buffers, InFlightDataSink sink, List<Buffer>[] later,
+                          int laterFrom) throws ShuffleException {
+        PipelinedSubpartition subpartition = subpartitions[index];
+        for (int b = 0; b < buffers.size(); b++) {
+            OvertakenBuffer handed = new OvertakenBuffer(subpartition.toString(), index, buffers.get(b));
+            try {
+                sink.accept(index, handed);
+            } catch (RuntimeException e) {
+                handed.recycleIfHeld();
+                recycleAll(buffers, b + 1);
+                if (later != null) {
+                    for (int l = laterFrom; l < later.length; l++) {
+                        recycleAll(later[l], 0);
+                    }
+                }
+                throw new ShuffleException("the in-flight data sink failed on an overtaken buffer of " + subpartition
+                        + "; the buffers not handed to it were recycled: " + e, e);
+            }
+        }
+    }
+
+    /** Recycles {@code buffers} from index {@code from} on and clears the list; null does nothing. */
+    private static void recycleAll(List<Buffer> buffers, int from) {
+        if (buffers == null) {
+            return;
+        }
+        for (int b = from; b < buffers.size(); b++) {
+            buffers.get(b).recycleBuffer();
+        }
+        buffers.clear();
     }
 
     @Override

@@ -109,6 +109,8 @@ public final class ConnectionManager implements ProducerConnections {
     /** When blocking partitions' data goes to a TCP consumer by sendfile (shuffle.blocking.zero-copy). */
     private final ZeroCopyMode zeroCopy;
     private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    /** On the local transport, the channels of other environments that this one's channels are connected to. */
+    private final LocalFarEnds farEnds = new LocalFarEnds();
 
     private final Object lock = new Object();
     /** Written once in {@link #start()} (under the lock) before any channel exists; read by event loops. */
@@ -208,6 +210,10 @@ public final class ConnectionManager implements ProducerConnections {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel channel) {
+                        if (type == TransportType.LOCAL) {
+                            // Before track(): a channel it closes at once may still have been written to.
+                            farEnds.accepted(channel);
+                        }
                         if (!track(channel)) {
                             return;
                         }
@@ -291,6 +297,7 @@ public final class ConnectionManager implements ProducerConnections {
                         CreditBasedClientHandler handler = channel.attr(CLIENT_HANDLER).get();
                         ChannelPipeline pipeline = channel.pipeline();
                         if (type == TransportType.LOCAL) {
+                            farEnds.clientOpened(channel);
                             // Netty's socket channels time their connects out; its local channel does not.
                             pipeline.addLast(LocalConnectTimeout.NAME,
                                     new LocalConnectTimeout(config.connectTimeout()));
@@ -426,7 +433,10 @@ public final class ConnectionManager implements ProducerConnections {
         return open;
     }
 
-    /** Closes every connection and stops the event loops. Idempotent. */
+    /**
+     * Closes every connection and stops the event loops, on the local transport once the far ends of its connections
+     * have closed too (see {@link LocalFarEnds}). Idempotent.
+     */
     public void close() {
         closing = true;
         synchronized (lock) {
@@ -445,7 +455,20 @@ public final class ConnectionManager implements ProducerConnections {
             if (!openChannels.close().awaitUninterruptibly(CLOSE_WAIT_MILLIS)) {
                 LOG.warn("Connections of {} did not all close within {} ms", context.resourceId(), CLOSE_WAIT_MILLIS);
             }
+            awaitFarEndsClosed();
             shutDownGroups(CLOSE_WAIT_MILLIS);
+        }
+    }
+
+    /**
+     * Waits until the far ends of the local connections have closed: a frame a far end queued to one of our channels
+     * after it closed is released only by the task the far end's own close runs on our event loop, so the loops must
+     * outlive it (see {@link LocalFarEnds}). Nothing to wait for on TCP.
+     */
+    private void awaitFarEndsClosed() {
+        if (!farEnds.awaitClosed(CLOSE_WAIT_MILLIS)) {
+            LOG.warn("The far ends of the local connections of {} did not all close within {} ms; a frame they "
+                    + "wrote after our end closed may leak", context.resourceId(), CLOSE_WAIT_MILLIS);
         }
     }
 

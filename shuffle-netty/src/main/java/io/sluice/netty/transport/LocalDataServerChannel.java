@@ -29,6 +29,14 @@ public class LocalDataServerChannel extends LocalServerChannel {
     public LocalDataServerChannel() {
     }
 
+    /**
+     * @param accepted a channel a {@code LocalDataServerChannel} accepted
+     * @return the consumer's channel it is connected to, or null for any other channel
+     */
+    static Channel consumerOf(Channel accepted) {
+        return accepted instanceof Accepted known ? known.consumer : null;
+    }
+
     @Override
     protected LocalChannel newLocalChannel(LocalChannel peer) {
         return new Accepted(this, peer);

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.netty.channel.epoll.Epoll;
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
 import io.sluice.api.ResultPartitionWriter;
@@ -79,17 +77,7 @@ class GateBufferDebloatingTest {
 
     /** One environment whose gate reads its own producer in-process, or over the named transport. */
     private ShuffleEnvironment environment(String path, ShuffleConfig config) throws Exception {
-        if ("in-process".equals(path)) {
-            ShuffleEnvironment environment = environments.localEnvironment(config);
-            environment.start();
-            return environment;
-        }
-        assumeTrue(!"epoll".equals(path) || Epoll.isAvailable(), "epoll does not load here");
-        ShuffleEnvironment environment = environments.environment(config
-                .with(ShuffleOptions.NETTY_TRANSPORT, path)
-                .with(ShuffleOptions.INPUT_LOCAL_CHANNELS, false), false);
-        environment.start();
-        return environment;
+        return environments.startedEnvironment(path, config);
     }
 
     @ParameterizedTest(name = "{0}")

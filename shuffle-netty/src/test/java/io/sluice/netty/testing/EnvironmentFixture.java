@@ -1,5 +1,6 @@
 package io.sluice.netty.testing;
 
+import io.netty.channel.epoll.Epoll;
 import io.sluice.api.InputGate;
 import io.sluice.api.InputGateDeploymentDescriptor;
 import io.sluice.api.PartitionDescriptor;
@@ -24,6 +25,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * Environments of the Netty shuffle service for one test, made through the public factory, plus its shuffle master
@@ -78,6 +81,24 @@ public final class EnvironmentFixture implements AutoCloseable {
                 config.get(ShuffleOptions.MEMORY_TOTAL), localCommunicationOnly, InetAddress.getLoopbackAddress());
         ShuffleEnvironment environment = new NettyShuffleEnvironmentBuilder(context).pipelineHook(hook).build();
         environments.add(environment);
+        return environment;
+    }
+
+    /**
+     * A started environment whose gates read its own producers over {@code path}: {@code in-process} (local
+     * channels, no transport), or a transport ({@code nio}, {@code epoll}, {@code local}) with local channels off.
+     * The test is skipped for {@code epoll} where epoll does not load.
+     */
+    public ShuffleEnvironment startedEnvironment(String path, ShuffleConfig config) throws Exception {
+        ShuffleEnvironment environment;
+        if ("in-process".equals(path)) {
+            environment = localEnvironment(config);
+        } else {
+            Assumptions.assumeTrue(!"epoll".equals(path) || Epoll.isAvailable(), "epoll does not load here");
+            environment = environment(config.with(ShuffleOptions.NETTY_TRANSPORT, path)
+                    .with(ShuffleOptions.INPUT_LOCAL_CHANNELS, false), false);
+        }
+        environment.start();
         return environment;
     }
 

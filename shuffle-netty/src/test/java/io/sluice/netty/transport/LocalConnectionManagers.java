@@ -41,6 +41,18 @@ final class LocalConnectionManagers implements AutoCloseable {
         return manager;
     }
 
+    /** Like {@link #start(String, ResultPartitionManager)}, with {@code hook} seeing every channel it builds. */
+    ConnectionManager start(String name, ResultPartitionManager partitions, ChannelPipelineHook hook) {
+        ConnectionManager manager = create(name, "local", 0, partitions, UnaryOperator.identity(),
+                threadName -> new DefaultThreadFactory(threadName, true), hook);
+        try {
+            manager.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return manager;
+    }
+
     /** A connection manager of environment {@code name} on {@code transport} and {@code port}, not started. */
     ConnectionManager create(String name, String transport, int port, ResultPartitionManager partitions) {
         return create(name, transport, port, partitions, UnaryOperator.identity(),
@@ -53,6 +65,12 @@ final class LocalConnectionManagers implements AutoCloseable {
      */
     ConnectionManager create(String name, String transport, int port, ResultPartitionManager partitions,
                              UnaryOperator<ShuffleConfig> options, Function<String, ThreadFactory> threadFactories) {
+        return create(name, transport, port, partitions, options, threadFactories, ChannelPipelineHook.NONE);
+    }
+
+    private ConnectionManager create(String name, String transport, int port, ResultPartitionManager partitions,
+                                     UnaryOperator<ShuffleConfig> options,
+                                     Function<String, ThreadFactory> threadFactories, ChannelPipelineHook hook) {
         ShuffleConfig defaults = ShuffleConfig.empty()
                 .with(ShuffleOptions.NETTY_TRANSPORT, transport)
                 .with(ShuffleOptions.NETTY_PORT, port)
@@ -65,7 +83,7 @@ final class LocalConnectionManagers implements AutoCloseable {
         ShuffleEnvironmentContext context = new ShuffleEnvironmentContext(config, new ResourceId(name), 1L << 20, false,
                 InetAddress.getLoopbackAddress());
         ConnectionManager manager = new ConnectionManager(context, EnvironmentConfig.from(context), partitions, null,
-                ChannelPipelineHook.NONE, threadFactories);
+                hook, threadFactories);
         started.add(manager);
         return manager;
     }

@@ -1,6 +1,7 @@
 package io.sluice.netty.partition.sortmerge;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.sluice.api.InFlightDataSink;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordFraming;
@@ -37,6 +38,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 /**
  * A blocking partition in the sort-merge style: records are framed ({@link io.sluice.api.RecordFraming}) into
@@ -217,11 +219,7 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
         emitLock.lock();
         try {
             checkAcceptingRecords();
-            if (broadcastRegion) {
-                // Broadcast data and per-subpartition data never share a region.
-                spillRegion();
-                broadcastRegion = false;
-            }
+            leaveBroadcastRegion();
             writeRecord(record, targetSubpartition);
             counters.onRecords(1);
             spillIfRequested();
@@ -257,6 +255,68 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
             enterBroadcastRegion();
             closeCurrent(subpartitions);
             regionBuffers[subpartitions].add(EventSerializer.userEvent(event));
+            spillIfRequested();
+        } finally {
+            emitLock.unlock();
+        }
+        afterEmit();
+    }
+
+    /**
+     * Stored in order as {@link #broadcastEvent}: a blocking partition is read only after it is finished, so its events
+     * overtake nothing and {@code overtaken} is never called.
+     */
+    @Override
+    public void broadcastPriorityEvent(ByteBuffer event, InFlightDataSink overtaken) throws IOException {
+        Objects.requireNonNull(overtaken, "overtaken");
+        broadcastEvent(event, true);
+    }
+
+    /**
+     * Matches nothing: events keep their order in a blocking partition, so none is turned into a priority event,
+     * {@code replacement} is not called and 0 is returned.
+     *
+     * @throws ShuffleException when the partition was released
+     */
+    @Override
+    public int prioritizeQueuedEvent(Function<ByteBuffer, ByteBuffer> replacement, InFlightDataSink overtaken)
+            throws IOException {
+        Objects.requireNonNull(replacement, "replacement");
+        Objects.requireNonNull(overtaken, "overtaken");
+        checkAcceptingRecords();
+        return 0;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Written into {@code targetSubpartition}'s own run of the open region, in order with its records: data in
+     * buffers of their own (the buffer being filled is closed before and after, so the stored buffers hold exactly
+     * these bytes), an event as an event for this subpartition only. Like {@link #emitRecord}, a full pool writes the
+     * region out rather than wait for a consumer.
+     */
+    @Override
+    public void emitRecovered(int targetSubpartition, ByteBuffer bytes, boolean isEvent) throws IOException {
+        checkSubpartitionIndex(targetSubpartition);
+        if (isEvent) {
+            checkEventSize(bytes);
+        }
+        emitLock.lock();
+        try {
+            checkAcceptingRecords();
+            leaveBroadcastRegion();
+            closeCurrent(targetSubpartition);
+            if (isEvent) {
+                regionBuffers[targetSubpartition].add(EventSerializer.userEvent(bytes));
+            } else {
+                int start = bytes.position();
+                try {
+                    write(bytes, targetSubpartition);
+                } finally {
+                    bytes.position(start);
+                }
+                closeCurrent(targetSubpartition);
+            }
             spillIfRequested();
         } finally {
             emitLock.unlock();
@@ -539,6 +599,15 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
                     e.toString());
         } finally {
             emitLock.unlock();
+        }
+    }
+
+    /** Broadcast data and per-subpartition data never share a region: writes a broadcast region that is open. */
+    @GuardedBy("emitLock")
+    private void leaveBroadcastRegion() throws IOException {
+        if (broadcastRegion) {
+            spillRegion();
+            broadcastRegion = false;
         }
     }
 

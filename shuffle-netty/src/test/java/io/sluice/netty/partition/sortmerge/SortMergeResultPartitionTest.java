@@ -17,6 +17,7 @@ import io.sluice.netty.partition.BufferAvailabilityListener;
 import io.sluice.netty.partition.FileSpan;
 import io.sluice.netty.partition.SharedFileChannel;
 import io.sluice.netty.partition.StoredChecksum;
+import io.sluice.netty.testing.RecordingInFlightSink;
 import io.sluice.testing.Await;
 import io.sluice.testing.BackgroundTask;
 import io.sluice.netty.partition.ResultPartitionManager;
@@ -33,6 +34,7 @@ import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -320,6 +322,50 @@ class SortMergeResultPartitionTest {
         partition.release(null);
     }
 
+    /**
+     * Data in flight for checkpoints (docs/contract.md section 11) in a blocking partition: events keep their order, so
+     * a priority event overtakes nothing and no queued event can be made a priority one; recovered data and events
+     * are stored for their subpartition only, in order, the data in buffers of its own (also when compressed on disk).
+     */
+    @Test
+    void inFlightData_overtakesNothing_andRecoveredDataAndEventsAreStoredInOrderForTheirSubpartitionOnly()
+            throws Exception {
+        SortMergeResultPartition partition = newPartition(new BufferCompressor());
+        partition.setup();
+        ByteArrayOutputStream[] expected = emptyStreams();
+        writeNumberedRecords(partition, 0, SUBPARTITIONS, expected);
+        RecordingInFlightSink sink = RecordingInFlightSink.recycling();
+
+        partition.broadcastPriorityEvent(ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)), sink);
+        for (ByteArrayOutputStream stream : expected) {
+            stream.writeBytes("barrier".getBytes(StandardCharsets.UTF_8)); // read in order, where it was sent
+        }
+        assertEquals(0, partition.prioritizeQueuedEvent(payload -> {
+            throw new AssertionError("a blocking partition has no queued event to match");
+        }, sink));
+        byte[] recovered = new byte[SEGMENT + 100];
+        Arrays.fill(recovered, (byte) 0x5a);
+        partition.emitRecovered(1, ByteBuffer.wrap(recovered), false);
+        expected[1].writeBytes(recovered);
+        partition.emitRecovered(1, ByteBuffer.wrap("recovered".getBytes(StandardCharsets.UTF_8)), true);
+        expected[1].writeBytes("recovered".getBytes(StandardCharsets.UTF_8));
+        writeNumberedRecords(partition, SUBPARTITIONS, SUBPARTITIONS, expected);
+        partition.finish();
+
+        assertEquals(0, sink.buffers(), "nothing overtaken");
+        for (int s = 0; s < SUBPARTITIONS; s++) {
+            ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), s, () -> { });
+            List<String> elements = new ArrayList<>();
+            byte[] got = readToTheEnd(view, () -> { }, elements);
+            view.releaseAllResources();
+            assertArrayEquals(expected[s].toByteArray(), got, "subpartition " + s);
+            assertEquals(s == 1
+                    ? List.of("data 1004", "event barrier", "data 4096", "data 100", "event recovered", "data 1004")
+                    : List.of("data 1004", "event barrier", "data 1004"), elements, "subpartition " + s);
+        }
+        partition.release(null);
+    }
+
     @Test
     void aWideBudget_readsRunsOfStoredBuffersInOneScatterRead_andStopsAtTheFirstBufferNotAsGuessed()
             throws Exception {
@@ -366,6 +412,15 @@ class SortMergeResultPartitionTest {
      * that the end of partition counts the data buffers and bytes that came before it.
      */
     private static byte[] readToTheEnd(ResultSubpartitionView view, Runnable afterEachBuffer) throws IOException {
+        return readToTheEnd(view, afterEachBuffer, null);
+    }
+
+    /**
+     * {@link #readToTheEnd(ResultSubpartitionView, Runnable)}, also adding to {@code elements} (when not null)
+     * "data SIZE" for each data buffer and "event PAYLOAD" for each event.
+     */
+    private static byte[] readToTheEnd(ResultSubpartitionView view, Runnable afterEachBuffer, List<String> elements)
+            throws IOException {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         long dataBuffers = 0;
         long dataBytes = 0;
@@ -384,8 +439,14 @@ class SortMergeResultPartitionTest {
                 dataBuffers++;
                 dataBytes += buffer.readableBytes();
                 got.write(bytesOf(buffer.getNioBufferReadable()));
+                if (elements != null) {
+                    elements.add("data " + buffer.readableBytes());
+                }
             } else if (!end) {
                 got.write(bytesOf(EventSerializer.payloadOf(buffer)));
+                if (elements != null) {
+                    elements.add("event " + StandardCharsets.UTF_8.decode(EventSerializer.payloadOf(buffer)));
+                }
             } else {
                 assertEquals(dataBytes, EventSerializer.dataBytesOf(buffer), "data bytes the end counts");
                 assertEquals(dataBuffers, EventSerializer.dataBuffersOf(buffer), "data buffers the end counts");
