@@ -848,7 +848,9 @@ public final class SingleInputGate implements InputGate {
             int index = channel.channelIndex();
             if (pendingPriorityEvents[index] > 0) {
                 pendingPriorityEvents[index]--;
-                if (--totalPendingPriorityEvents == 0 && priorityAvailability.isDone() && state != GateState.CLOSED) {
+                // Renewed even while still pending: the announcing thread completes the future after leaving the
+                // lock, so a future not done yet may be completed later for an event already taken.
+                if (--totalPendingPriorityEvents == 0 && state != GateState.CLOSED) {
                     priorityAvailability = new CompletableFuture<>();
                 }
             }
