@@ -26,8 +26,8 @@ import java.util.Collection;
  * checkpoint, also needs them to be Flink {@code RecoveredInputChannel}s, into which it hands the recovered input.
  * {@link InputChannel} cannot be subclassed outside Flink's package (it has package-private abstract methods), so
  * this class builds, per channel, a {@link SluiceChannel} on a dummy {@link SingleInputGate} that holds no memory
- * and is never set up. The channels answer identity questions and take recovered input (passed on to the Sluice
- * gate); every read, resume, acknowledgement and event goes through {@link SluiceInputGate} to Sluice.
+ * and is never set up. The channels answer identity questions and pass recovered input and Flink's checkpoint calls
+ * to the gate; every read, resume, acknowledgement and event goes through {@link SluiceInputGate} to Sluice.
  *
  * <p>Built once per gate at gate creation; immutable afterwards; any thread.
  */
@@ -47,12 +47,12 @@ final class FlinkChannelStandIns {
      *                          identity, keys a range channel's watermarks by the subpartition each came from, which
      *                          only Flink's own partitions write into them; Sluice's carry plain watermarks, so the
      *                          valve treats a range channel as one input, as Sluice reads it (one stream)
-     * @param recovered         where the channels pass recovered input
+     * @param gate              where the channels pass recovered input and Flink's checkpoint calls
      * @return one stand-in channel per channel, in channel order
      */
     static InputChannel[] create(String ownerName, int gateIndex, IntermediateDataSetID consumedResultId,
                                  ResultPartitionType partitionType, ResultPartitionID[] partitionIds,
-                                 int[] subpartitions, SluiceChannel.Target recovered) {
+                                 int[] subpartitions, SluiceChannel.Target gate) {
         int channels = partitionIds.length;
         SingleInputGate dummyGate = new SingleInputGate(ownerName, gateIndex, consumedResultId, partitionType,
                 channels, NO_PRODUCER_STATE, () -> {
@@ -61,7 +61,7 @@ final class FlinkChannelStandIns {
         InputChannel[] standIns = new InputChannel[channels];
         for (int i = 0; i < channels; i++) {
             standIns[i] = new SluiceChannel(dummyGate, i, partitionIds[i],
-                    new ResultSubpartitionIndexSet(subpartitions[i]), recovered);
+                    new ResultSubpartitionIndexSet(subpartitions[i]), gate);
         }
         return standIns;
     }

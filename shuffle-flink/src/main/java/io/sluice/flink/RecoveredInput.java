@@ -3,14 +3,13 @@ package io.sluice.flink;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.buffer.NetworkBuffer;
-import org.apache.flink.runtime.io.network.partition.consumer.SluiceChannel;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.Semaphore;
 
 /**
  * The input data an unaligned checkpoint persisted for one gate, on its way back in after a restore. Flink's
- * channel-state reader asks a gate's channels ({@link SluiceChannel}s) for buffers, fills them and hands them back;
+ * channel-state reader asks a gate's channels (the stand-ins of {@link FlinkChannelStandIns}) for buffers, fills them and hands them back;
  * each goes to the Sluice gate's {@link io.sluice.api.InputGate#addRecovered}, which hands it out before the
  * channel's live data, as it is: the task recycles Flink's buffer.
  *
@@ -21,7 +20,7 @@ import java.util.concurrent.Semaphore;
  *
  * <p>Threads: buffers are requested and handed back on Flink's channel-state thread and recycled by the task thread.
  */
-final class RecoveredInput implements SluiceChannel.Target {
+final class RecoveredInput {
 
     private final io.sluice.api.InputGate sluice;
     private final int[] toSluiceChannel;
@@ -42,15 +41,13 @@ final class RecoveredInput implements SluiceChannel.Target {
     }
 
     /** Waits while {@code maxBuffers} are out; the buffer's recycling gives its permit back. */
-    @Override
-    public Buffer requestBuffer() throws InterruptedException {
+    Buffer requestBuffer() throws InterruptedException {
         buffers.acquire();
         return new NetworkBuffer(MemorySegmentFactory.allocateUnpooledSegment(bufferSize), segment -> buffers.release());
     }
 
     /** Ownership of {@code buffer} passes to the Sluice gate, then to whoever takes it from there. */
-    @Override
-    public void onRecovered(int channelIndex, Buffer buffer) {
+    void onRecovered(int channelIndex, Buffer buffer) {
         sluice.addRecovered(new Element(toSluiceChannel[channelIndex], buffer));
     }
 

@@ -18,6 +18,7 @@ import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
 import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
+import org.apache.flink.runtime.io.network.partition.consumer.SluiceChannel;
 import org.apache.flink.util.CloseableIterator;
 
 import java.io.IOException;
@@ -27,6 +28,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * Flink's {@link IndexedInputGate} over a Sluice {@link io.sluice.api.InputGate}.
@@ -106,17 +108,17 @@ public final class SluiceInputGate extends IndexedInputGate {
     /** The checkpoint whose in-flight data the Sluice gate persists, or -1. Task thread. */
     private long persistingCheckpoint = -1;
 
-    SluiceInputGate(String ownerName, int gateIndex, ResultPartitionType partitionType,
-                    io.sluice.api.InputGate sluice, int[] toSluiceChannel, int[] consumedSubpartition,
-                    InputChannel[] standIns, Counter numBuffersIn) {
-        this(ownerName, gateIndex, partitionType, sluice, toSluiceChannel, consumedSubpartition, consumedSubpartition,
-                standIns, numBuffersIn);
-    }
-
-    /** A gate whose channel {@code i} reads the subpartitions {@code firstSubpartition[i]..lastSubpartition[i]}. */
+    /**
+     * A gate whose channel {@code i} reads the subpartitions {@code firstSubpartition[i]..lastSubpartition[i]}.
+     *
+     * @param standIns  builds the channel objects Flink sees, given where they pass recovered input and Flink's
+     *                  checkpoint calls (see {@link FlinkChannelStandIns})
+     * @param recovered the gate's recovered input
+     */
     SluiceInputGate(String ownerName, int gateIndex, ResultPartitionType partitionType,
                     io.sluice.api.InputGate sluice, int[] toSluiceChannel, int[] firstSubpartition,
-                    int[] lastSubpartition, InputChannel[] standIns, Counter numBuffersIn) {
+                    int[] lastSubpartition, Function<SluiceChannel.Target, InputChannel[]> standIns,
+                    RecoveredInput recovered, Counter numBuffersIn) {
         this.ownerName = ownerName;
         this.gateIndex = gateIndex;
         this.partitionType = partitionType;
@@ -124,7 +126,7 @@ public final class SluiceInputGate extends IndexedInputGate {
         this.toSluiceChannel = toSluiceChannel;
         this.firstSubpartition = firstSubpartition;
         this.lastSubpartition = lastSubpartition;
-        this.standIns = standIns;
+        this.standIns = standIns.apply(new ChannelHooks(recovered));
         this.numBuffersIn = numBuffersIn;
         int channels = toSluiceChannel.length;
         this.fromSluiceChannel = new int[channels];
@@ -377,6 +379,9 @@ public final class SluiceInputGate extends IndexedInputGate {
     @Override
     public void checkpointStarted(CheckpointBarrier barrier) throws CheckpointException {
         long checkpointId = barrier.getId();
+        if (checkpointId == persistingCheckpoint) {
+            return; // Flink's wrapper of the gate calls it once per channel
+        }
         ChannelStateWriter writer = channelStateWriter;
         persistingCheckpoint = checkpointId;
         try {
@@ -508,6 +513,45 @@ public final class SluiceInputGate extends IndexedInputGate {
 
     private boolean moreAvailable() {
         return sluice.wakeUpFuture().isDone();
+    }
+
+    /**
+     * What the gate's channel objects pass on: recovered input to {@link RecoveredInput}, and Flink's checkpoint
+     * calls to the gate (Flink's task wraps the gate in its {@code InputGateWithMetrics}, which calls those on the
+     * channels, once per channel). Immutable.
+     */
+    private final class ChannelHooks implements SluiceChannel.Target {
+
+        private final RecoveredInput recovered;
+
+        ChannelHooks(RecoveredInput recovered) {
+            this.recovered = recovered;
+        }
+
+        @Override
+        public Buffer requestBuffer() throws InterruptedException {
+            return recovered.requestBuffer();
+        }
+
+        @Override
+        public void onRecovered(int channelIndex, Buffer buffer) {
+            recovered.onRecovered(channelIndex, buffer);
+        }
+
+        @Override
+        public void checkpointStarted(CheckpointBarrier barrier) throws CheckpointException {
+            SluiceInputGate.this.checkpointStarted(barrier);
+        }
+
+        @Override
+        public void checkpointStopped(long checkpointId) {
+            SluiceInputGate.this.checkpointStopped(checkpointId);
+        }
+
+        @Override
+        public void convertToPriorityEvent(int channelIndex, int sequenceNumber) {
+            SluiceInputGate.this.convertToPriorityEvent(channelIndex, sequenceNumber);
+        }
     }
 
     @Override

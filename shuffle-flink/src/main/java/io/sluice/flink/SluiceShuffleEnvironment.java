@@ -196,10 +196,11 @@ public final class SluiceShuffleEnvironment
         io.sluice.api.InputGate gate = groups.createGate(sluice, ownerName + " (gate " + gateIndex + ")");
         RecoveredInput recovered = new RecoveredInput(gate, groups.toSluiceChannel(), segmentSize,
                 RECOVERED_BUFFERS_PER_CHANNEL * channels);
-        InputChannel[] standIns = FlinkChannelStandIns.create(ownerName, gateIndex, descriptor.getConsumedResultId(),
-                descriptor.getConsumedPartitionType(), partitionIds, firstSubpartition, recovered);
         SluiceInputGate flinkGate = new SluiceInputGate(ownerName, gateIndex, descriptor.getConsumedPartitionType(),
-                gate, groups.toSluiceChannel(), firstSubpartition, lastSubpartition, standIns, numBuffersIn);
+                gate, groups.toSluiceChannel(), firstSubpartition, lastSubpartition,
+                hooks -> FlinkChannelStandIns.create(ownerName, gateIndex, descriptor.getConsumedResultId(),
+                        descriptor.getConsumedPartitionType(), partitionIds, firstSubpartition, hooks),
+                recovered, numBuffersIn);
         if (debloating) {
             owner.getInputGroup().addGroup(gateIndex).gauge(MetricNames.DEBLOATED_BUFFER_SIZE,
                     () -> debloatedBufferSize(flinkGate));

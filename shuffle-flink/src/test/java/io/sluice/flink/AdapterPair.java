@@ -129,10 +129,10 @@ final class AdapterPair implements AutoCloseable {
         SubpartitionGroups groups = SubpartitionGroups.of(subpartitions, channels);
         io.sluice.api.InputGate sluice = groups.createGate(consumer, "consumer");
         SluiceInputGate gate = new SluiceInputGate("consumer", gateIndex, ResultPartitionType.PIPELINED_BOUNDED,
-                sluice, groups.toSluiceChannel(), subpartitions,
-                FlinkChannelStandIns.create("consumer", gateIndex, new IntermediateDataSetID(),
-                        ResultPartitionType.PIPELINED_BOUNDED, flinkIds, subpartitions,
-                        new RecoveredInput(sluice, groups.toSluiceChannel(), SEGMENT_SIZE, 2 * writers.length)),
+                sluice, groups.toSluiceChannel(), subpartitions, subpartitions,
+                hooks -> FlinkChannelStandIns.create("consumer", gateIndex, new IntermediateDataSetID(),
+                        ResultPartitionType.PIPELINED_BOUNDED, flinkIds, subpartitions, hooks),
+                new RecoveredInput(sluice, groups.toSluiceChannel(), SEGMENT_SIZE, 2 * writers.length),
                 new SimpleCounter());
         gate.setup();
         return gate;

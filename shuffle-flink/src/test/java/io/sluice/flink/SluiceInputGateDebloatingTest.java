@@ -38,10 +38,10 @@ class SluiceInputGateDebloatingTest {
                 ExecutionAttemptID.randomId())};
         int[] subpartitions = {0};
         return new SluiceInputGate("consumer", 0, ResultPartitionType.PIPELINED_BOUNDED, sluice, new int[] {0},
-                subpartitions, FlinkChannelStandIns.create("consumer", 0, new IntermediateDataSetID(),
-                        ResultPartitionType.PIPELINED_BOUNDED, partitions, subpartitions,
-                        new RecoveredInput(sluice, new int[] {0}, 4096, 2)),
-                new SimpleCounter());
+                subpartitions, subpartitions, hooks -> FlinkChannelStandIns.create("consumer", 0,
+                        new IntermediateDataSetID(), ResultPartitionType.PIPELINED_BOUNDED, partitions, subpartitions,
+                        hooks),
+                new RecoveredInput(sluice, new int[] {0}, 4096, 2), new SimpleCounter());
     }
 
     /** A Sluice gate that counts debloating triggers and reports a fixed announced size; nothing else is called. */

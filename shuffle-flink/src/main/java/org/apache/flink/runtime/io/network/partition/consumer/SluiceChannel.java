@@ -1,6 +1,8 @@
 package org.apache.flink.runtime.io.network.partition.consumer;
 
 import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
@@ -15,7 +17,7 @@ import java.util.ArrayDeque;
  * that loads Flink's runtime (Flink's {@code lib/}, or the class path of a MiniCluster), which is what makes this
  * class part of the package at run time.
  *
- * <p>It serves two purposes, and reads no data itself: every read, resume, acknowledgement and event goes through
+ * <p>It serves three purposes, and reads no data itself: every read, resume, acknowledgement and event goes through
  * the Sluice gate.
  * <ul>
  *   <li>Identity: Flink's streaming runtime asks a gate's channels for their {@code InputChannelInfo}, the
@@ -24,6 +26,10 @@ import java.util.ArrayDeque;
  *   <li>Recovery of unaligned checkpoints: Flink's channel-state reader restores input data only into channels that
  *   are {@link RecoveredInputChannel}s, asking each for a buffer ({@link #requestBufferBlocking()}) and handing it
  *   back filled ({@link #onRecoveredStateBuffer}); this class passes both to the Sluice gate's {@link Target}.</li>
+ *   <li>Checkpoint hooks: Flink's task wraps every gate in its {@code InputGateWithMetrics}, which does not pass
+ *   {@code checkpointStarted}, {@code checkpointStopped} or {@code convertToPriorityEvent} on to the gate: it calls
+ *   them on each of the gate's channels instead. This class passes them to the {@link Target}, once per
+ *   channel.</li>
  * </ul>
  *
  * <p>Flink versions: the constructor and the overridden methods are the same in Flink 2.2 and 2.3; the abstract
@@ -35,7 +41,7 @@ import java.util.ArrayDeque;
  */
 public final class SluiceChannel extends RecoveredInputChannel {
 
-    /** Where recovered input goes: the Sluice gate this channel belongs to. */
+    /** The Sluice gate this channel belongs to: where recovered input and checkpoint calls go. */
     public interface Target {
 
         /**
@@ -52,6 +58,28 @@ public final class SluiceChannel extends RecoveredInputChannel {
          * @param buffer       the recovered data or event
          */
         void onRecovered(int channelIndex, Buffer buffer);
+
+        /**
+         * Flink started an unaligned checkpoint on the channel's gate; called for each of the gate's channels.
+         *
+         * @param barrier the checkpoint's barrier
+         */
+        void checkpointStarted(CheckpointBarrier barrier) throws CheckpointException;
+
+        /**
+         * The checkpoint ended on the task (completed or aborted); called for each of the gate's channels.
+         *
+         * @param checkpointId the checkpoint
+         */
+        void checkpointStopped(long checkpointId);
+
+        /**
+         * Flink asks to turn an announced barrier into a priority event.
+         *
+         * @param channelIndex   the Flink channel index
+         * @param sequenceNumber the announced barrier's sequence number
+         */
+        void convertToPriorityEvent(int channelIndex, int sequenceNumber) throws IOException;
     }
 
     private final Target target;
@@ -77,6 +105,21 @@ public final class SluiceChannel extends RecoveredInputChannel {
     @Override
     public void onRecoveredStateBuffer(Buffer buffer) {
         target.onRecovered(getChannelIndex(), buffer);
+    }
+
+    @Override
+    public void checkpointStarted(CheckpointBarrier barrier) throws CheckpointException {
+        target.checkpointStarted(barrier);
+    }
+
+    @Override
+    public void checkpointStopped(long checkpointId) {
+        target.checkpointStopped(checkpointId);
+    }
+
+    @Override
+    public void convertToPriorityEvent(int sequenceNumber) throws IOException {
+        target.convertToPriorityEvent(getChannelIndex(), sequenceNumber);
     }
 
     /** The gate's own {@code finishReadRecoveredState()} ends recovery; Flink's reader calls that one. */
