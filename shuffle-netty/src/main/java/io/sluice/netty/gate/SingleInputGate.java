@@ -848,7 +848,9 @@ public final class SingleInputGate implements InputGate {
             int index = channel.channelIndex();
             if (pendingPriorityEvents[index] > 0) {
                 pendingPriorityEvents[index]--;
-                if (--totalPendingPriorityEvents == 0 && priorityAvailability.isDone() && state != GateState.CLOSED) {
+                // Renewed even while pending: the announcer completes the future after leaving the lock, possibly
+                // after this take, and the gate's current future must not then be done with nothing to take.
+                if (--totalPendingPriorityEvents == 0 && state != GateState.CLOSED) {
                     priorityAvailability = new CompletableFuture<>();
                 }
             }
