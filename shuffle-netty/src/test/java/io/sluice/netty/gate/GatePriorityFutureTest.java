@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -69,6 +70,50 @@ class GatePriorityFutureTest {
         assertFalse(gate.priorityEventWakeUpFuture().isDone(),
                 "every priority event was taken: the gate's priority future is pending, not the late-completed one");
         assertFalse(gate.priorityEventAvailableFuture().isDone());
+        assertEquals(Optional.empty(), gate.pollNext());
+    }
+
+    // docs/contract.md section 5: the priority future, when the consumer takes the event before it is announced
+    @Test
+    void priorityEventTakenBeforeItsAnnouncement_isNotCountedByTheLateAnnouncement() throws Exception {
+        AtomicBoolean holdNextReceive = new AtomicBoolean();
+        CountDownLatch announcerPaused = new CountDownLatch(1);
+        CountDownLatch eventTaken = new CountDownLatch(1);
+        channels.onBufferReceived(bytes -> {
+            if (holdNextReceive.compareAndSet(true, false)) {
+                announcerPaused.countDown();
+                awaitQuietly(eventTaken);
+            }
+        });
+        SingleInputGate gate = channels.gate(1, 2, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        Buffer data = channel.requestBuffer();
+        data.getMemorySegment().put(0, new byte[] {1, 2, 3}, 0, 3);
+        data.setSize(3);
+        channel.onBuffer(data, 0, 0, false);
+
+        // The event loop queues the priority event in the channel, which the gate already serves for its data, and
+        // is held before it announces the event.
+        holdNextReceive.set(true);
+        Future<?> announcement = eventLoop.submit(() -> channel.onBuffer(userEvent("barrier"), 1, 0, true));
+        assertTrue(announcerPaused.await(30, TimeUnit.SECONDS), "the event loop queued the priority event");
+        Optional<BufferOrEvent> first = gate.pollNext();
+        assertTrue(first.isPresent() && first.get().isPriority(), "the priority event overtakes the data: " + first);
+        first.get().recycle();
+        eventTaken.countDown();
+        announcement.get(30, TimeUnit.SECONDS);
+
+        assertFalse(gate.priorityEventWakeUpFuture().isDone(), "the late announcement found nothing left to take");
+        Optional<BufferOrEvent> second = gate.pollNext();
+        assertTrue(second.isPresent() && !second.get().isEvent(), "the data: " + second);
+        second.get().recycle();
+
+        channel.onBuffer(userEvent("next barrier"), 2, 0, true);
+        assertTrue(gate.priorityEventWakeUpFuture().isDone(), "the next priority event is announced as usual");
+        Optional<BufferOrEvent> third = gate.pollNext();
+        assertTrue(third.isPresent() && third.get().isPriority(), "the next priority event: " + third);
+        third.get().recycle();
+        assertFalse(gate.priorityEventWakeUpFuture().isDone(), "every priority event was taken");
         assertEquals(Optional.empty(), gate.pollNext());
     }
 
