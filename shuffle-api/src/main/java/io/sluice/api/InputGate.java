@@ -72,7 +72,9 @@ public interface InputGate extends AutoCloseable {
      * Tells the consumer that a priority event (see {@link BufferOrEvent#isPriority()}) is waiting: while the
      * returned future is done, the next {@link #pollNext()} returns a priority event, ahead of any data. A future
      * that is done when returned stays done; once the consumer has taken every priority event, the next call returns
-     * a new, pending future. A pending one is completed by the environment's notification thread, like
+     * a new, pending future. A future got before the consumer took the last priority event may still complete
+     * after it (its announcement raced with the take), so a woken consumer asks for the current future before it
+     * polls. A pending one is completed by the environment's notification thread, like
      * {@link #availableFuture()}; it also completes when the gate closes. An addition to the original interface:
      * the default, for gates that know no priority events, never completes.
      *

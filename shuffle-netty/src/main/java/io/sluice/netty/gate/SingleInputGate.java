@@ -39,7 +39,9 @@ import java.util.function.Predicate;
  * counts it in {@code pendingPriorityEvents}; it stays in front until the consumer took all of its priority events
  * (a channel hands out its priority events before anything else). So the channels at the head of the queue are
  * exactly those with priority events waiting, and while {@link #priorityEventAvailableFuture()} is done the next
- * poll returns a priority event, which Flink's checkpointed gate relies on.
+ * poll returns a priority event, which Flink's checkpointed gate relies on. A channel announces each priority event
+ * it hands out exactly once, after it holds it, so the consumer may take one before its announcement arrives: that
+ * take is remembered in {@code priorityEventsTakenAhead} and the late announcement then counts nothing.
  *
  * <p>Waiting: {@link #getNext()} parks on {@code lock} until a channel is queued. With a spin wait
  * ({@code shuffle.input.spin-wait}) it first spins up to that long on {@code dataSignals}, a counter that every
@@ -87,6 +89,9 @@ public final class SingleInputGate implements InputGate {
     /** Priority events each channel announced and the consumer has not taken yet. */
     @GuardedBy("lock")
     private final int[] pendingPriorityEvents;
+    /** Priority events the consumer took from each channel before the channel announced them. */
+    @GuardedBy("lock")
+    private final int[] priorityEventsTakenAhead;
     @GuardedBy("lock")
     private int totalPendingPriorityEvents;
     @GuardedBy("lock")
@@ -188,6 +193,7 @@ public final class SingleInputGate implements InputGate {
         this.availabilityHandOff = new AvailabilityHandOff(notifications);
         this.priorityHandOff = new AvailabilityHandOff(notifications);
         this.pendingPriorityEvents = new int[channelCount];
+        this.priorityEventsTakenAhead = new int[channelCount];
         this.ownerName = ownerName;
         this.channels = new InputChannel[channelCount];
         this.channelsWithData = new ArrayDeque<>(Math.max(1, channelCount));
@@ -811,7 +817,8 @@ public final class SingleInputGate implements InputGate {
 
     /**
      * Like {@link #notifyChannelNonEmpty}, but the channel goes to the head of the queue and one more priority event
-     * is counted for it; call once per priority event the channel holds (after it holds it). Any thread.
+     * is counted for it; call exactly once per priority event the channel hands out, after it holds it. An
+     * announcement of an event the consumer already took counts nothing. Any thread.
      */
     void notifyPriorityEvent(InputChannel channel) {
         CompletableFuture<Void> toCompletePriority = null;
@@ -819,6 +826,12 @@ public final class SingleInputGate implements InputGate {
         synchronized (lock) {
             int index = channel.channelIndex();
             if (state == GateState.CLOSED || channelFinished[index]) {
+                return;
+            }
+            if (priorityEventsTakenAhead[index] > 0) {
+                // The channel handed this event out between holding it and announcing it: nothing waits for it, and
+                // the take itself re-queued the channel if it had more.
+                priorityEventsTakenAhead[index]--;
                 return;
             }
             pendingPriorityEvents[index]++;
@@ -838,8 +851,8 @@ public final class SingleInputGate implements InputGate {
 
     /**
      * Counts one priority event of {@code channel} as taken; once none is left in the gate, the priority future is
-     * renewed. A priority event the channel never announced (it was queued before the channel's request) is not
-     * counted. Consumer thread.
+     * renewed. One the channel has not announced yet is remembered, so that its announcement counts nothing.
+     * Consumer thread.
      *
      * @return whether the channel has more announced priority events
      */
@@ -848,11 +861,13 @@ public final class SingleInputGate implements InputGate {
             int index = channel.channelIndex();
             if (pendingPriorityEvents[index] > 0) {
                 pendingPriorityEvents[index]--;
-                // Renewed even while still pending: the announcing thread completes the future after leaving the
-                // lock, so a future not done yet may be completed later for an event already taken.
+                // Renewed even while pending: the announcer completes the future after leaving the lock, possibly
+                // after this take, and the gate's current future must not then be done with nothing to take.
                 if (--totalPendingPriorityEvents == 0 && state != GateState.CLOSED) {
                     priorityAvailability = new CompletableFuture<>();
                 }
+            } else {
+                priorityEventsTakenAhead[index]++;
             }
             return pendingPriorityEvents[index] > 0;
         }

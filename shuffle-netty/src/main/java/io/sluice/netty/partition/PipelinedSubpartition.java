@@ -564,13 +564,15 @@ public final class PipelinedSubpartition {
     }
 
     /**
-     * Creates the one reader of this subpartition; the reader is told at once when something is readable already.
+     * Creates the one reader of this subpartition; the reader is told at once when something is readable already,
+     * and of each priority event queued before it existed, so that it hears of every priority event exactly once.
      *
      * @throws IllegalStateException when the subpartition was released or already has a reader
      */
     PipelinedSubpartitionView createReadView(BufferAvailabilityListener listener) {
         PipelinedSubpartitionView view;
         boolean notify;
+        int priorityQueued;
         synchronized (lock) {
             if (state == State.RELEASED) {
                 throw new IllegalStateException("subpartition " + index + " of partition " + parent.partitionId()
@@ -584,9 +586,13 @@ public final class PipelinedSubpartition {
             readView = view;
             notify = isDataAvailableUnsafe();
             readerNotified = notify;
+            priorityQueued = priorityEvents.size();
         }
         if (notify) {
             listener.notifyDataAvailable();
+        }
+        for (int i = 0; i < priorityQueued; i++) {
+            listener.notifyPriorityEvent();
         }
         return view;
     }

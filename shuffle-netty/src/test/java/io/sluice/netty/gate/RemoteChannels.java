@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 /**
  * Builds gates of {@link RemoteInputChannel}s over a test's global pool, reserving their memory the way
@@ -53,6 +54,7 @@ public final class RemoteChannels implements AutoCloseable {
     private ConnectionId connection = NOWHERE;
     private Duration initialBackoff = Duration.ofMillis(1);
     private Duration maxBackoff = Duration.ofMillis(4);
+    private IntConsumer bufferReceived = metrics::onBufferReceived;
 
     /** Channels over a global pool of {@code segments} segments of {@code segmentSize} bytes. */
     public RemoteChannels(int segments, int segmentSize) {
@@ -83,6 +85,15 @@ public final class RemoteChannels implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Channels made from now on also run {@code hook} with the size of each buffer they accept, on the receiving
+     * thread after the buffer is queued and before the gate hears of it: where a test can hold that thread.
+     */
+    public RemoteChannels onBufferReceived(IntConsumer hook) {
+        this.bufferReceived = ((IntConsumer) metrics::onBufferReceived).andThen(hook);
+        return this;
+    }
+
     /** The transport counters the channels update. */
     public TransportMetrics metrics() {
         return metrics;
@@ -107,7 +118,7 @@ public final class RemoteChannels implements AutoCloseable {
         LocalBufferPool floatingPool = floating > 0 ? globalPool.createBufferPool(floating, floating) : null;
         for (int i = 0; i < partitions.length; i++) {
             RemoteInputChannel channel = new RemoteInputChannel(gate, i, partitions[i], 0, connection, clients, timer,
-                    globalPool, metrics::onBufferReceived, exclusive, new PartitionRequestBackoff(initialBackoff, maxBackoff));
+                    globalPool, bufferReceived, exclusive, new PartitionRequestBackoff(initialBackoff, maxBackoff));
             channel.assignBuffers(segments.subList(i * exclusive, (i + 1) * exclusive), floatingPool);
             gate.setChannel(channel);
         }
@@ -127,7 +138,7 @@ public final class RemoteChannels implements AutoCloseable {
         List<RemoteInputChannel> remote = new ArrayList<>();
         for (int i = 0; i < channels; i++) {
             RemoteInputChannel channel = new RemoteInputChannel(gate, i, ResultPartitionId.random(), 0, connection,
-                    clients, timer, globalPool, metrics::onBufferReceived, exclusive, new PartitionRequestBackoff(initialBackoff,
+                    clients, timer, globalPool, bufferReceived, exclusive, new PartitionRequestBackoff(initialBackoff,
                     maxBackoff));
             gate.setChannel(channel);
             remote.add(channel);

@@ -520,6 +520,32 @@ class SingleInputGateTest {
         assertTrue(gate.priorityEventAvailableFuture().isDone(), "a closed gate completes it");
     }
 
+    // docs/contract.md section 5: a priority event queued before the consumer's request is announced like the others
+    @Test
+    void priorityEventQueuedBeforeTheRequest_completesThePriorityFuture_andLaterOnesStillDo() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        partition.emitRecord(TestRecords.record(0, 0, 3), 0);
+        partition.flush(0);
+        partition.broadcastEvent(text("early"), true);
+
+        SingleInputGate gate = setUpGate(0, partition);
+        assertTrue(gate.priorityEventAvailableFuture().isDone(), "the priority event waiting since before the request");
+        BufferOrEvent early = gate.pollNext().orElseThrow();
+        assertTrue(early.isPriority(), "the early priority event first: " + early);
+        early.recycle();
+        assertFalse(gate.priorityEventAvailableFuture().isDone(), "renewed: the only priority event was taken");
+
+        partition.broadcastEvent(text("late"), true);
+        assertTrue(gate.priorityEventAvailableFuture().isDone(), "a later priority event is counted too");
+        BufferOrEvent late = gate.pollNext().orElseThrow();
+        assertTrue(late.isPriority(), "the later priority event: " + late);
+        late.recycle();
+        assertFalse(gate.priorityEventAvailableFuture().isDone());
+        BufferOrEvent data = gate.pollNext().orElseThrow();
+        assertFalse(data.isEvent(), "then the data queued first: " + data);
+        data.recycle();
+    }
+
     // BUF-1 through the gate: a buffer handed to the engine is recycled once; a second recycle fails
     @Test
     void handedOutBuffer_recycledTwice_fails_andIsReturnedOnlyOnce() throws Exception {
