@@ -41,10 +41,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SluiceUnalignedCheckpointJobTest {
 
-    private static final long RECORDS = 40_000;
+    /**
+     * Records: 75,000 per source subtask, more than the buffers between a source and the sinks hold (about a MiB, some
+     * 30,000 records), so the sources stay backpressured (and keep running, which the injected failure needs) until
+     * the end.
+     */
+    private static final long RECORDS = 300_000;
     private static final long KEYS = 97;
-    /** The sink's pause per update: 10,000 updates per sink subtask take about 10 s, so the job outlives both faults. */
-    private static final long SINK_PAUSE_NANOS = 1_000_000;
+    /** The sink's pause per update: 75,000 updates per sink subtask take about 8 s, so the job outlives both faults. */
+    private static final long SINK_PAUSE_NANOS = 100_000;
 
     @Test
     void backpressuredKeyedJob_unalignedCheckpoints_taskFailureThenTaskManagerLoss_stateEqualsTheFailureFreeRun()
@@ -59,7 +64,7 @@ class SluiceUnalignedCheckpointJobTest {
             job.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
             StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, job, FlinkClusters.PARALLELISM,
                     List.of(), List.of());
-            KeyedAggregationJob.build(env, RECORDS, KEYS, FailOnceAfterCheckpoint.failing(100))
+            KeyedAggregationJob.build(env, RECORDS, KEYS, FailOnceAfterCheckpoint.failing(1000))
                     .sinkTo(CollectingSink.slow("unaligned", SINK_PAUSE_NANOS));
             JobClient client = env.executeAsync("unaligned checkpoints");
 

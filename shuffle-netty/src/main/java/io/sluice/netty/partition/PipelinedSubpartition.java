@@ -90,6 +90,13 @@ public final class PipelinedSubpartition {
     @GuardedBy("lock")
     private boolean blockedByEvent;
     /**
+     * Priority events queued while {@link #blockedByEvent}, not announced to the reader yet: the reader cannot take
+     * them before {@link #resumeConsumption()}, and a gate must not count a priority event it cannot hand out (its
+     * priority future promises that the next poll returns one), so they are announced on resume.
+     */
+    @GuardedBy("lock")
+    private int priorityEventsHeldBack;
+    /**
      * The partition's clock ({@link ResultPartition#nanoTime()}) at or before the first byte of the unfinished tail
      * buffer that neither a flush request nor a read covers, or {@link #NOTHING_UNFLUSHED} (no unfinished tail, or a
      * flush is pending: the reader's next poll of the tail takes every byte committed until then, and stamps anew).
@@ -138,11 +145,7 @@ public final class PipelinedSubpartition {
                 queuedUserEvents++; // add() queues records and user events; the end of partition comes by finish()
             }
             if (priority) {
-                priorityEvents.add(consumer);
-                if (readView != null) {
-                    readerNotified = true;
-                    listener = readView.listener();
-                }
+                listener = queuePriorityEventLocked(consumer);
             } else {
                 buffers.add(consumer);
                 if (consumer.isBuffer()) {
@@ -275,6 +278,10 @@ public final class PipelinedSubpartition {
     private BufferAvailabilityListener queuePriorityEventLocked(BufferConsumer event) {
         priorityEvents.add(event);
         if (readView == null) {
+            return null;
+        }
+        if (blockedByEvent) {
+            priorityEventsHeldBack++;
             return null;
         }
         readerNotified = true;
@@ -499,15 +506,26 @@ public final class PipelinedSubpartition {
      */
     void resumeConsumption() {
         BufferAvailabilityListener listener;
+        BufferAvailabilityListener priorityListener = null;
+        int heldBack;
         synchronized (lock) {
             if (!blockedByEvent) {
                 return;
             }
             blockedByEvent = false;
             listener = listenerToNotifyLocked();
+            heldBack = priorityEventsHeldBack;
+            priorityEventsHeldBack = 0;
+            if (heldBack > 0 && readView != null) {
+                readerNotified = true;
+                priorityListener = readView.listener();
+            }
         }
         if (listener != null) {
             listener.notifyDataAvailable();
+        }
+        for (int i = 0; priorityListener != null && i < heldBack; i++) {
+            priorityListener.notifyPriorityEvent();
         }
     }
 
@@ -662,6 +680,7 @@ public final class PipelinedSubpartition {
         }
         buffers.clear();
         priorityEvents.clear();
+        priorityEventsHeldBack = 0;
         buffersInBacklog = 0;
         queuedUserEvents = 0;
         flushRequested = false;

@@ -546,6 +546,32 @@ class SingleInputGateTest {
         data.recycle();
     }
 
+    // docs/contract.md section 5: while the priority future is done the next poll returns a priority event, also when
+    // the priority event waits behind a blocking event the consumer has not resumed from
+    @Test
+    void priorityEventQueuedWhileBlocked_isAnnouncedOnlyOnResume_soThePriorityFutureNeverPromisesAnEventItCannotGive()
+            throws Exception {
+        ResultPartition partition = fixture.setUpPartition(2);
+        SingleInputGate gate = setUpGate(0, partition);
+        partition.broadcastBlockingEvent(text("aligned barrier"));
+        BufferOrEvent blocking = gate.pollNext().orElseThrow();
+        assertFalse(blocking.isPriority(), "the blocking event: " + blocking);
+        blocking.recycle();
+
+        partition.broadcastEvent(text("unaligned barrier"), true);
+
+        assertFalse(gate.priorityEventAvailableFuture().isDone(),
+                "the blocked subpartition cannot hand the priority event out yet");
+        assertTrue(gate.pollNext().isEmpty(), "nothing to take while blocked");
+        gate.resumeConsumption(0);
+        assertTrue(gate.priorityEventAvailableFuture().isDone(), "announced on resume");
+        BufferOrEvent priority = gate.pollNext().orElseThrow();
+        assertTrue(priority.isPriority(), "the priority event: " + priority);
+        priority.recycle();
+        assertFalse(gate.priorityEventAvailableFuture().isDone(), "renewed: the only priority event was taken");
+        partition.close();
+    }
+
     // BUF-1 through the gate: a buffer handed to the engine is recycled once; a second recycle fails
     @Test
     void handedOutBuffer_recycledTwice_fails_andIsReturnedOnlyOnce() throws Exception {
