@@ -9,9 +9,9 @@ import java.util.concurrent.Semaphore;
 
 /**
  * The input data an unaligned checkpoint persisted for one gate, on its way back in after a restore. Flink's
- * channel-state reader asks a gate's channels (the stand-ins of {@link FlinkChannelStandIns}) for buffers, fills them and hands them back;
- * each goes to the Sluice gate's {@link io.sluice.api.InputGate#addRecovered}, which hands it out before the
- * channel's live data, as it is: the task recycles Flink's buffer.
+ * channel-state reader asks a gate's channels (the stand-ins of {@link FlinkChannelStandIns}) for buffers, fills
+ * them and hands them back; each goes to the Sluice gate's {@link io.sluice.api.InputGate#addRecovered}, which hands
+ * it out before the channel's live data, as it is: the task recycles Flink's buffer.
  *
  * <p>Memory: heap buffers of one segment each, at most {@code maxBuffers} out at a time (being filled, queued in the
  * gate or held by the task's record deserializer), so a large channel state makes the reader wait for the task
@@ -43,7 +43,8 @@ final class RecoveredInput {
     /** Waits while {@code maxBuffers} are out; the buffer's recycling gives its permit back. */
     Buffer requestBuffer() throws InterruptedException {
         buffers.acquire();
-        return new NetworkBuffer(MemorySegmentFactory.allocateUnpooledSegment(bufferSize), segment -> buffers.release());
+        return new NetworkBuffer(MemorySegmentFactory.allocateUnpooledSegment(bufferSize),
+                segment -> buffers.release());
     }
 
     /** Ownership of {@code buffer} passes to the Sluice gate, then to whoever takes it from there. */

@@ -12,8 +12,8 @@ import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
-import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
+import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
@@ -57,8 +57,8 @@ import java.util.function.Function;
  * that channel's barrier that the task had not taken yet (queued, or arriving later), into Flink's channel-state
  * writer; {@link #checkpointStopped} ends it.
  *
- * <p>Threads: the read, resume, acknowledge and checkpoint methods are called by the task's mailbox thread only; {@link #close()},
- * {@link #isFinished()} and the futures may be used from any thread.
+ * <p>Threads: the read, resume, acknowledge and checkpoint methods are called by the task's mailbox thread only;
+ * {@link #close()}, {@link #isFinished()} and the futures may be used from any thread.
  */
 public final class SluiceInputGate extends IndexedInputGate {
 
@@ -168,7 +168,10 @@ public final class SluiceInputGate extends IndexedInputGate {
         return unfinished;
     }
 
-    /** A stand-in that answers identity questions (channel info, consumed subpartitions); see {@link FlinkChannelStandIns}. */
+    /**
+     * The channel object Flink sees: it answers identity questions (channel info, consumed subpartitions) and passes
+     * recovered input and Flink's checkpoint calls to this gate; see {@link FlinkChannelStandIns}.
+     */
     @Override
     public InputChannel getChannel(int channelIndex) {
         return standIns[channelIndex];

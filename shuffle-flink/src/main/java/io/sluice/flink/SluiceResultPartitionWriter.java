@@ -80,7 +80,7 @@ public final class SluiceResultPartitionWriter
 
     private final io.sluice.api.ResultPartitionWriter sluice;
     private final ResultPartitionID partitionId;
-    /** This partition's index among its task's partitions, and its subpartitions as Flink's channel state names them. */
+    /** Each subpartition as Flink's channel state names it: this partition's index in its task, and its own. */
     private final ResultSubpartitionInfo[] subpartitionInfos;
     /** Size of the buffers Flink's channel-state reader fills with recovered output: a segment. */
     private final int recoveryBufferSize;

@@ -55,8 +55,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * parallelism 4 submitted through Flink's REST client with their classes in a user jar. A batch job and a keyed
  * streaming job with unaligned checkpoints give the expected per-key results; a TaskManager running the streaming
  * job is killed with SIGKILL in the middle of it, and the job recovers on the remaining slots from its checkpoint
- * (with the data in flight it persisted) with exactly-once per-key state; a refused feature fails its job without a restart across processes too; every
- * surviving TaskManager has all of Sluice's memory back after each job. Runs in the {@code flink-cluster} profile.
+ * (with the data in flight it persisted) with exactly-once per-key state; a refused feature fails its job without a
+ * restart across processes too; every surviving TaskManager has all of Sluice's memory back after each job. Runs in
+ * the {@code flink-cluster} profile.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
