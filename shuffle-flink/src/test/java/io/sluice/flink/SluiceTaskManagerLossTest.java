@@ -7,9 +7,7 @@ import io.sluice.flink.testing.FlinkClusters.Shuffle;
 import io.sluice.flink.testing.KeyedAggregationJob;
 import io.sluice.flink.testing.RecordingShuffleServiceFactory;
 import io.sluice.testing.Await;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -36,11 +34,7 @@ class SluiceTaskManagerLossTest {
     void taskManagerTerminatedMidJob_jobRestoresFromCheckpoint_resultsExact_survivorLeaksNothing() throws Exception {
         try (MiniCluster cluster = FlinkClusters.start(Shuffle.SLUICE)) {
             FailOnceAfterCheckpoint.reset();
-            Configuration job = new Configuration();
-            job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-            job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-            job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-            job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+            Configuration job = FlinkClusters.checkpointedJobWithRestarts();
             StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, job, FlinkClusters.PARALLELISM,
                     List.of(), List.of());
             KeyedAggregationJob.build(env, RECORDS, KEYS, FailOnceAfterCheckpoint.pacing(10))

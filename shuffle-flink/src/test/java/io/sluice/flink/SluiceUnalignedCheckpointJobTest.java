@@ -10,7 +10,6 @@ import io.sluice.testing.Await;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
@@ -56,11 +55,7 @@ class SluiceUnalignedCheckpointJobTest {
             throws Exception {
         try (MiniCluster cluster = FlinkClusters.start(Shuffle.SLUICE)) {
             FailOnceAfterCheckpoint.reset();
-            Configuration job = new Configuration();
-            job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-            job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-            job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-            job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+            Configuration job = FlinkClusters.checkpointedJobWithRestarts();
             job.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
             StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, job, FlinkClusters.PARALLELISM,
                     List.of(), List.of());

@@ -1,13 +1,17 @@
 package io.sluice.flink.testing;
 
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
+
+import java.time.Duration;
 
 /**
  * MiniClusters for the Flink tests: 2 TaskManagers x 2 slots (two TaskManagers, so that exchanges cross the
@@ -34,6 +38,19 @@ public final class FlinkClusters {
         FLINK,
         /** Sluice, through {@link RecordingShuffleServiceFactory}. */
         SLUICE
+    }
+
+    /**
+     * The job options of the fault tests: checkpoints every 100 ms, and up to 5 restarts 200 ms apart (each fault
+     * costs one).
+     */
+    public static Configuration checkpointedJobWithRestarts() {
+        Configuration job = new Configuration();
+        job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+        job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+        return job;
     }
 
     /** A started cluster with the given shuffle; the caller closes it. */
