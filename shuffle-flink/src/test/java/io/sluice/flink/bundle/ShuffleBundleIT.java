@@ -37,9 +37,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ShuffleBundleIT {
 
     private static final String SHADED = "io/sluice/shaded/";
-    /** The one class shuffle-flink keeps in a Flink package (see FlinkChannelStandIns), under Flink's own name. */
+    /**
+     * The one class shuffle-flink keeps in a Flink package (see FlinkChannelStandIns), under Flink's own name, with
+     * its nested interface.
+     */
     private static final String IN_FLINKS_PACKAGE =
-            "org/apache/flink/runtime/io/network/partition/consumer/SluiceChannel.class";
+            "org/apache/flink/runtime/io/network/partition/consumer/SluiceChannel";
     private static final String EPOLL_LIBRARY = "META-INF/native/libio_sluice_shaded_netty_transport_native_epoll_";
 
     @TempDir
@@ -65,8 +68,10 @@ class ShuffleBundleIT {
                 String name = entry.getName();
                 factory |= name.equals("io/sluice/flink/SluiceShuffleServiceFactory.class");
                 netty |= name.equals(SHADED + "io/netty/channel/epoll/Epoll.class");
-                channel |= name.equals(IN_FLINKS_PACKAGE);
-                if (name.endsWith(".class") && !name.startsWith("io/sluice/") && !name.equals(IN_FLINKS_PACKAGE)) {
+                boolean inFlinksPackage = name.equals(IN_FLINKS_PACKAGE + ".class")
+                        || name.startsWith(IN_FLINKS_PACKAGE + "$");
+                channel |= name.equals(IN_FLINKS_PACKAGE + ".class");
+                if (name.endsWith(".class") && !name.startsWith("io/sluice/") && !inFlinksPackage) {
                     foreign.add(name);
                 }
                 if (name.startsWith("META-INF/native/") && !entry.isDirectory()) {
