@@ -62,13 +62,20 @@ public final class UnionInputGate implements InputGate {
     /** Completed when a gate is queued while nothing was; renewed by {@link #wakeUpFuture()} when found done. */
     @GuardedBy("lock")
     private CompletableFuture<Void> readyFuture = new CompletableFuture<>();
+    /**
+     * The union's priority future: completed once a gate is in {@link #priority} (after it is queued, so that a
+     * consumer who sees it done finds the gate there), renewed when that queue empties. A gate's own priority future
+     * completes before the union has queued the gate, so handing that out would let a poll in between return data.
+     */
+    @GuardedBy("lock")
+    private CompletableFuture<Void> priorityFuture = new CompletableFuture<>();
 
     /** Gates the consumer saw finished (polled empty, then {@code isFinished()}). Consumer thread. */
     private final boolean[] gateFinished;
     /** Written by the consumer thread only; volatile for {@link #wakeUpFuture()} from other threads. */
     private volatile int finishedGates;
-    /** Whether the gates' priority futures are armed yet (at the first poll). Consumer thread. */
-    private boolean priorityArmed;
+    /** Whether the gates' priority futures are armed yet (at the first poll or priority future). */
+    private volatile boolean priorityArmed;
 
     /**
      * @param gates the gates to read, at least one; the union owns them from now on
@@ -144,12 +151,7 @@ public final class UnionInputGate implements InputGate {
      */
     @Override
     public Optional<BufferOrEvent> pollNext() throws IOException {
-        if (!priorityArmed) {
-            priorityArmed = true;
-            for (int i = 0; i < gates.size(); i++) {
-                gates.get(i).priorityEventWakeUpFuture().thenRun(onPriorityReady[i]);
-            }
-        }
+        armPriority();
         Optional<BufferOrEvent> next = pollPriority();
         if (next.isPresent()) {
             return next;
@@ -197,6 +199,16 @@ public final class UnionInputGate implements InputGate {
         return Optional.empty();
     }
 
+    /** Arms each gate's priority future once; arming twice only queues a gate once. Any thread. */
+    private void armPriority() {
+        if (!priorityArmed) {
+            priorityArmed = true;
+            for (int i = 0; i < gates.size(); i++) {
+                gates.get(i).priorityEventWakeUpFuture().thenRun(onPriorityReady[i]);
+            }
+        }
+    }
+
     /** The next priority event of a gate that announced one, or empty. Consumer thread. */
     private Optional<BufferOrEvent> pollPriority() throws IOException {
         while (true) {
@@ -224,6 +236,10 @@ public final class UnionInputGate implements InputGate {
                 synchronized (lock) {
                     priority.poll();
                     priorityQueued[index] = false;
+                    if (priority.size() == 0) {
+                        // Renewed even if not done yet: the thread that queued a gate completes it after the lock.
+                        priorityFuture = new CompletableFuture<>();
+                    }
                 }
                 if (!pending.isDone() && !gate.isFinished()) {
                     pending.thenRun(onPriorityReady[index]);
@@ -265,6 +281,7 @@ public final class UnionInputGate implements InputGate {
      */
     private void enqueue(int index, boolean priorityEvent) {
         CompletableFuture<Void> toComplete = null;
+        CompletableFuture<Void> toCompletePriority = null;
         synchronized (lock) {
             IntQueue queue = priorityEvent ? priority : ready;
             boolean[] inQueue = priorityEvent ? priorityQueued : queued;
@@ -276,9 +293,15 @@ public final class UnionInputGate implements InputGate {
             if (ready.size() + priority.size() == 1) {
                 toComplete = readyFuture;
             }
+            if (priorityEvent) {
+                toCompletePriority = priorityFuture;
+            }
         }
         if (toComplete != null) {
             toComplete.complete(null);
+        }
+        if (toCompletePriority != null) {
+            toCompletePriority.complete(null);
         }
     }
 
@@ -365,11 +388,18 @@ public final class UnionInputGate implements InputGate {
     /**
      * {@inheritDoc}
      *
-     * <p>Any of the gates' {@link InputGate#priorityEventWakeUpFuture()}s.
+     * <p>The one gate's own future; for several, the union's, completed by the thread that completes a gate's
+     * {@link InputGate#priorityEventWakeUpFuture()} once the union has queued that gate to be polled first.
      */
     @Override
     public CompletableFuture<?> priorityEventWakeUpFuture() {
-        return anyGate(InputGate::priorityEventWakeUpFuture);
+        if (gates.size() == 1) {
+            return gates.get(0).priorityEventWakeUpFuture();
+        }
+        armPriority();
+        synchronized (lock) {
+            return priorityFuture;
+        }
     }
 
     /** The one gate's future, else a done one of a gate, else any of them. */
@@ -576,7 +606,15 @@ public final class UnionInputGate implements InputGate {
     /** Closes every gate; a gate whose close throws does not keep the others open. Idempotent. */
     @Override
     public void close() {
-        closeAll(null);
+        try {
+            closeAll(null);
+        } finally {
+            CompletableFuture<Void> toComplete;
+            synchronized (lock) {
+                toComplete = priorityFuture;
+            }
+            toComplete.complete(null); // as a closed gate's
+        }
     }
 
     /** Closes every gate; the failures of close are added to {@code primary}, or thrown when it is null. */

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.testing.BackgroundTask;
 import java.nio.ByteBuffer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -159,6 +161,42 @@ class UnionInputGateTest {
         }
         assertEquals(List.of((byte) 3, (byte) 2), rest, "then the turn goes on where it was: gate 1, then gate 0");
         assertEveryBufferRecycledOnce(first, second);
+    }
+
+    // docs/contract.md section 5: while the priority future is done the next poll returns a priority event
+    @Test
+    void priorityFuture_isDoneOnlyOnceTheUnionQueuedTheGate_soAPollInTheMeantimeCannotReturnData() throws Exception {
+        ScriptedInputGate first = new ScriptedInputGate(1);
+        ScriptedInputGate second = new ScriptedInputGate(1);
+        first.add(TestBuffer.buffer(0, new byte[] {1}));
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+        union.priorityEventWakeUpFuture(); // arms the gates' priority futures, as Flink's first look does
+        List<String> seenInTheWindow = new ArrayList<>();
+        // Registered after the union's own continuation, so it runs first (a future runs the latest one first):
+        // second's future is done, the union has not queued second yet.
+        second.priorityEventWakeUpFuture().thenRun(() -> {
+            if (!union.priorityEventWakeUpFuture().isDone()) {
+                seenInTheWindow.add("pending");
+                return;
+            }
+            try {
+                BufferOrEvent next = union.pollNext().orElseThrow();
+                seenInTheWindow.add(next.isPriority() || next.isEvent() ? "priority event" : "data");
+                next.recycle();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+
+        second.addPriority(TestBuffer.event(0, new byte[] {9}));
+
+        assertEquals(List.of("pending"), seenInTheWindow, "the union's priority future before second is queued");
+        assertTrue(union.priorityEventWakeUpFuture().isDone());
+        BufferOrEvent priority = union.pollNext().orElseThrow();
+        assertEquals(9, priority.data().get(0), "then the priority event comes first");
+        priority.recycle();
+        assertFalse(union.priorityEventWakeUpFuture().isDone(), "renewed once it was taken");
+        union.pollNext().orElseThrow().recycle();
     }
 
     @Test
