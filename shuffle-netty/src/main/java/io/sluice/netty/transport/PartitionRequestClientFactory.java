@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -134,7 +135,9 @@ public final class PartitionRequestClientFactory implements ProducerConnections 
                              CompletableFuture<PartitionRequestClient> result) {
         PartitionRequestClient client = new PartitionRequestClient(channel, handler, connectionId, this);
         LOG.debug("Connected to {} on {}", connectionId, channel);
-        result.complete(client);
+        if (!result.complete(client)) {
+            client.closeNow(); // the factory closed while connecting: nobody will use this connection
+        }
     }
 
     /** The client is closing: the next request for its id connects anew. */
@@ -145,13 +148,22 @@ public final class PartitionRequestClientFactory implements ProducerConnections 
         }
     }
 
-    /** Closes every connection; later requests fail. */
+    /**
+     * Closes every connection; later requests fail, and so do the requests waiting for a connection still being
+     * opened (its connect may never complete once the event loops stop, and a caller would wait for ever).
+     */
     void close() {
         closed = true;
-        List<CompletableFuture<PartitionRequestClient>> all = new ArrayList<>(clients.values());
+        List<Map.Entry<ConnectionId, CompletableFuture<PartitionRequestClient>>> all =
+                new ArrayList<>(clients.entrySet());
         clients.clear();
-        for (CompletableFuture<PartitionRequestClient> future : all) {
-            PartitionRequestClient client = future.getNow(null);
+        for (Map.Entry<ConnectionId, CompletableFuture<PartitionRequestClient>> entry : all) {
+            CompletableFuture<PartitionRequestClient> future = entry.getValue();
+            if (future.completeExceptionally(new TransportException("cannot connect to " + entry.getKey()
+                    + ": the environment was closed while connecting", entry.getKey().address()))) {
+                continue;
+            }
+            PartitionRequestClient client = future.isCompletedExceptionally() ? null : future.getNow(null);
             if (client != null) {
                 client.closeNow();
             }

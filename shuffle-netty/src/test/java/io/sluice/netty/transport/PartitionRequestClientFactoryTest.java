@@ -1,5 +1,6 @@
 package io.sluice.netty.transport;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.sluice.api.TransportException;
 import io.sluice.netty.gate.RemoteChannels;
@@ -16,7 +17,9 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -24,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -62,6 +66,38 @@ class PartitionRequestClientFactoryTest {
         ScriptedServer server = new ScriptedServer(address);
         servers.add(server);
         return server;
+    }
+
+    // A consumer environment closed by another thread while a gate's setup waits for a connection still being opened:
+    // the waiting request fails instead of waiting for ever
+    @Test
+    void closedWhileAConnectionIsBeingOpened_everyRequestWaitingForItFails_namingTheConnection() throws Exception {
+        CountDownLatch resolving = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        PartitionRequestClientFactory connecting = new PartitionRequestClientFactory(new Bootstrap(), id -> {
+            resolving.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return id.address();
+        });
+        ConnectionId connectionId = new ConnectionId(ScriptedServer.freeAddress(), 0, RemoteChannels.PRODUCER);
+        Future<?> opening = threads.submit(() -> connecting.createPartitionRequestClient(connectionId));
+        assertTrue(resolving.await(10, TimeUnit.SECONDS), "the first request is opening the connection");
+        Future<?> waiting = threads.submit(() -> connecting.createPartitionRequestClient(connectionId));
+        Await.holdsThroughout(() -> !waiting.isDone(), "the second request waits for the same connection");
+
+        connecting.close();
+
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS));
+        TransportException error = assertInstanceOf(TransportException.class, failure.getCause());
+        assertTrue(error.getMessage().contains("closed while connecting"), error.getMessage());
+        assertEquals(connectionId.address(), error.remoteAddress());
+        release.countDown();
+        assertInstanceOf(TransportException.class,
+                assertThrows(ExecutionException.class, () -> opening.get(10, TimeUnit.SECONDS)).getCause());
     }
 
     // PCF-1, PCF-4
