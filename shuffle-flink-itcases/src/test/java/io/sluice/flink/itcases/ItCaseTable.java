@@ -4,9 +4,11 @@ import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
+import org.xml.sax.InputSource;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The profile's table: one row per ITCase class of the list, one column per run (Flink's own shuffle, Sluice,
@@ -192,6 +195,10 @@ public final class ItCaseTable {
          * @param seconds  the class's time
          * @param failures the first failures: test name, exception type and the first line of its message
          */
+        /** Characters outside XML 1.0's Char production (surrogate pairs are fine as pairs in a Java string). */
+        private static final Pattern XML_FORBIDDEN =
+                Pattern.compile("[^\\x09\\x0A\\x0D\\x20-\\uD7FF\\uD800-\\uDFFF\\uE000-\\uFFFD]");
+
         ClassResult {
             failures = List.copyOf(failures);
         }
@@ -201,7 +208,11 @@ public final class ItCaseTable {
         }
 
         static ClassResult read(Path xml) throws Exception {
-            Document document = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
+            // Flink's tests print characters XML 1.0 forbids (U+FFFF in a test's output), which surefire writes
+            // into the report as they are; they are dropped before parsing.
+            String text = XML_FORBIDDEN.matcher(Files.readString(xml, StandardCharsets.UTF_8)).replaceAll("");
+            Document document = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                    .parse(new InputSource(new StringReader(text)));
             Element suite = document.getDocumentElement();
             int failed = intAttribute(suite, "failures") + intAttribute(suite, "errors");
             List<String> failures = new ArrayList<>();

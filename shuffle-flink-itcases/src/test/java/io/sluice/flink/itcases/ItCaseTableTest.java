@@ -52,6 +52,18 @@ class ItCaseTableTest {
         assertTrue(table.contains("- CITCase: no report"), table);
     }
 
+    @Test
+    void aReportWithACharacterXmlForbids_asFlinksTestsPrintThem_isStillRead() throws Exception {
+        Path reports = dir.resolve("reports");
+        report(reports.resolve("sluice"), "org.example.AITCase", 2, 0, 0,
+                "<testcase name=\"a\" time=\"1\"><system-out><![CDATA[last value \uFFFF\uFFFF]]></system-out>"
+                        + "</testcase>");
+
+        String table = ItCaseTable.render(List.of("org.example.AITCase"), reports);
+
+        assertTrue(table.contains("| AITCase | not run | pass 2 · 12 s |"), table);
+    }
+
     private static void report(Path run, String className, int tests, int errors, int skipped, String cases)
             throws Exception {
         Files.createDirectories(run);
