@@ -156,7 +156,6 @@ class SluiceAdapterTest {
             assertEquals(new InputChannelInfo(5, 0), gate.getChannel(0).getChannelInfo());
             assertEquals(List.of(new InputChannelInfo(5, 0)), gate.getChannelInfos());
             assertTrue(gate.getChannel(0).getConsumedSubpartitionIndexSet().contains(2));
-            assertFalse(gate.getChannel(0).hasError());
             gate.setChannelStateWriter(new ChannelStateWriter.NoOpChannelStateWriter());
             writer.setChannelStateWriter(new ChannelStateWriter.NoOpChannelStateWriter());
             gate.setCheckpointingDuringRecoveryEnabled(false);
