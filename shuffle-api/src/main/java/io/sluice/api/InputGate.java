@@ -219,6 +219,7 @@ public interface InputGate extends AutoCloseable {
      * @param sink           receives the persisted data buffers, with the channel index
      */
     default void startPersisting(Predicate<ByteBuffer> endsPersisting, InFlightDataSink sink) {
+        // Intended: other implementations keep compiling, and doing nothing here would lose data silently.
         throw new UnsupportedOperationException(getClass().getName() + " cannot persist data in flight");
     }
 
@@ -247,6 +248,7 @@ public interface InputGate extends AutoCloseable {
      * @throws IndexOutOfBoundsException for a channel index outside {@code [0, numberOfInputChannels())}
      */
     default void addRecovered(BufferOrEvent recovered) {
+        // Intended: other implementations keep compiling, and doing nothing here would lose data silently.
         throw new UnsupportedOperationException(getClass().getName() + " cannot hand out recovered data");
     }
 

@@ -121,6 +121,7 @@ public interface ResultPartitionWriter extends AutoCloseable {
      * @throws IOException when the writer failed or was closed, or the event is refused as by {@code broadcastEvent}
      */
     default void broadcastPriorityEvent(ByteBuffer event, InFlightDataSink overtaken) throws IOException {
+        // Intended: other implementations keep compiling, and doing nothing here would lose data silently.
         throw new UnsupportedOperationException(getClass().getName() + " cannot hand out overtaken data");
     }
 
@@ -144,6 +145,7 @@ public interface ResultPartitionWriter extends AutoCloseable {
      */
     default int prioritizeQueuedEvent(Function<ByteBuffer, ByteBuffer> replacement,
                                       InFlightDataSink overtaken) throws IOException {
+        // Intended: other implementations keep compiling, and doing nothing here would lose data silently.
         throw new UnsupportedOperationException(getClass().getName() + " cannot prioritize queued events");
     }
 
@@ -166,6 +168,7 @@ public interface ResultPartitionWriter extends AutoCloseable {
      * @throws IOException when the writer failed or was closed
      */
     default void emitRecovered(int targetSubpartition, ByteBuffer bytes, boolean isEvent) throws IOException {
+        // Intended: other implementations keep compiling, and doing nothing here would lose data silently.
         throw new UnsupportedOperationException(getClass().getName() + " cannot queue recovered data");
     }
 
