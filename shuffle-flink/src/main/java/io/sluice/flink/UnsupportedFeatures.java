@@ -38,7 +38,7 @@ final class UnsupportedFeatures {
     static String checkpointingDuringRecovery() {
         return "Sluice's Flink shuffle (shuffle-service-factory.class: " + SluiceShuffleServiceFactory.class.getName()
                 + ") takes checkpoints only after a task consumed the in-flight data it recovered: set "
-                + "execution.checkpointing.during-recovery.enabled: false (the default) for this job "
+                + FlinkConfigTranslator.CHECKPOINTING_DURING_RECOVERY.key() + ": false (the default) for this job "
                 + "(see docs/flink.md).";
     }
 
