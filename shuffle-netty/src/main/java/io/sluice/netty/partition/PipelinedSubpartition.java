@@ -485,7 +485,7 @@ public final class PipelinedSubpartition {
                     readToEnd = true;
                 } else {
                     queuedUserEvents--;
-                    if (!priority && type == EventSerializer.EventType.BLOCKING_USER_EVENT) {
+                    if (!priority && type.blocks()) {
                         blockedByEvent = true;
                     }
                 }
