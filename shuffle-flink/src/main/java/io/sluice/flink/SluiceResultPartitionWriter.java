@@ -320,6 +320,14 @@ public final class SluiceResultPartitionWriter
             output.fail(e);
             throw e;
         }
+        if (LOG.isDebugEnabled()) {
+            int buffers = 0;
+            for (List<Buffer> list : overtaken) {
+                buffers += list.size();
+            }
+            LOG.debug("{}: the aligned barrier of checkpoint {} timed out in partition {}; it overtook {} buffers",
+                    ownerName, checkpointId, partitionId, buffers);
+        }
         output.timedOut(overtaken);
     }
 
