@@ -28,6 +28,30 @@ public interface BufferOrEvent {
         return false;
     }
 
+    /**
+     * Whether this is an announcement: a priority element a channel hands out as soon as it receives an event its
+     * producer sent with {@link ResultPartitionWriter#broadcastAnnouncedBlockingEvent}, ahead of the data it holds
+     * before that event. {@link #data()} is the announced event's payload and {@link #announcedSequenceNumber()}
+     * names the event for {@link InputGate#prioritizeAnnounced}; the event itself is still handed out in its place
+     * (or, once prioritized, as a priority event). An announcement is a priority event ({@link #isEvent()} and
+     * {@link #isPriority()} are true). An addition to the original interface; the default is false.
+     *
+     * @return true for an announcement
+     */
+    default boolean isAnnouncement() {
+        return false;
+    }
+
+    /**
+     * For an announcement, the number that names the announced event in its channel (see
+     * {@link InputGate#prioritizeAnnounced}); -1 for any other element. An addition to the original interface.
+     *
+     * @return the announced event's sequence number, or -1
+     */
+    default int announcedSequenceNumber() {
+        return -1;
+    }
+
     /** @return the buffer's bytes or the event's payload, from position to limit; valid until {@link #recycle()} */
     ByteBuffer data();
 

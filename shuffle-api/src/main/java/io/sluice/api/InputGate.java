@@ -252,6 +252,26 @@ public interface InputGate extends AutoCloseable {
         throw new UnsupportedOperationException(getClass().getName() + " cannot hand out recovered data");
     }
 
+    /**
+     * Moves an announced event (see {@link BufferOrEvent#isAnnouncement()}) ahead of the data its channel still
+     * holds before it: the event is handed out next from that channel, as a priority event, and the data it
+     * overtook follows it. For persisting ({@link #startPersisting}) the event still sits where the channel received
+     * it, so the data it overtook counts as before it. Nothing happens when the channel no longer holds the event
+     * (its consumer took it already). Consumer thread.
+     *
+     * <p>An addition to the original interface; the default throws {@link UnsupportedOperationException}, the
+     * environment's gates and {@link UnionInputGate} implement it.
+     *
+     * @param channelIndex   the channel of the announcement ({@link BufferOrEvent#channelIndex()})
+     * @param sequenceNumber the announcement's {@link BufferOrEvent#announcedSequenceNumber()}
+     * @return true when the event was moved, false when the channel no longer held it
+     * @throws IndexOutOfBoundsException for a channel index outside {@code [0, numberOfInputChannels())}
+     */
+    default boolean prioritizeAnnounced(int channelIndex, int sequenceNumber) {
+        // Intended: other implementations keep compiling; announcements come only from the environment's gates.
+        throw new UnsupportedOperationException(getClass().getName() + " cannot prioritize announced events");
+    }
+
     /** Cancels the requests and returns every buffer; idempotent. */
     @Override
     void close();

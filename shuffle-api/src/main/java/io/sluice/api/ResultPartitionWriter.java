@@ -101,6 +101,34 @@ public interface ResultPartitionWriter extends AutoCloseable {
     void broadcastBlockingEvent(ByteBuffer event) throws IOException;
 
     /**
+     * Sends a blocking event to every subpartition, as {@link #broadcastBlockingEvent(ByteBuffer)} does, and tracks
+     * it: {@code delivery} is told, once per subpartition, whether the event went out in its place, was replaced by
+     * a priority event ({@link #prioritizeQueuedEvent}) or was dropped (see {@link EventDeliveryListener}). A consumer
+     * that receives the event over the network announces it: its gate hands out an announcement, a priority element
+     * ahead of the data the channel holds before the event ({@link BufferOrEvent#isAnnouncement()}), and the event
+     * itself can then be moved ahead of that data ({@link InputGate#prioritizeAnnounced}). This is what an aligned
+     * checkpoint barrier that may time out into an unaligned one needs on both sides.
+     *
+     * <p>A {@link PartitionType#BLOCKING} partition stores the event in order, as {@link #broadcastBlockingEvent}
+     * does, reports it {@link EventDeliveryListener.Outcome#SENT SENT} for every subpartition once stored, and its
+     * consumers announce nothing. Producer thread.
+     *
+     * <p>An addition to the original interface; the default throws {@link UnsupportedOperationException}, the
+     * environment's writers implement it.
+     *
+     * @param event    the event's payload; the caller keeps ownership, the bytes are copied
+     * @param delivery told what became of the event in each subpartition
+     * @throws IOException when the writer failed or was closed, or the event is refused as by {@code broadcastEvent}
+     *                     (then {@code delivery} is told nothing)
+     */
+    default void broadcastAnnouncedBlockingEvent(ByteBuffer event, EventDeliveryListener delivery)
+            throws IOException {
+        // Intended: other implementations keep compiling, and a blocking event whose delivery is never told would
+        // leave the engine waiting.
+        throw new UnsupportedOperationException(getClass().getName() + " cannot track an event's delivery");
+    }
+
+    /**
      * Sends a priority event to every subpartition, as {@link #broadcastEvent(ByteBuffer, boolean)
      * broadcastEvent(event, true)} does, and hands {@code overtaken}, subpartition by subpartition, every data buffer
      * the event overtook there: the record bytes queued in the subpartition and not yet sent to its consumer (the

@@ -32,6 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -59,7 +60,9 @@ import java.util.concurrent.RejectedExecutionException;
  * ({@link CheckpointedResultPartition}): it is queued ahead of anything the task emits, followed by Flink's end of
  * recovered output, a blocking event its consumer resumes after. A checkpoint that starts aligned and may time out
  * into an unaligned one ({@code execution.checkpointing.aligned-checkpoint-timeout}) sends its barrier as an aligned
- * one, which stays in its place: when it times out, the consumer persists what comes before each barrier instead.
+ * one whose delivery Sluice tracks ({@link TimeoutableBarrierOutput}); if it is still queued when the checkpoint's
+ * alignment times out here, it is replaced by the unaligned barrier ahead of the data before it, and that data goes
+ * to the channel-state writer, as Flink's own partitions do.
  *
  * <p>Backpressure: {@link #getAvailableFuture()} is Sluice's {@code wakeUpFuture()}: when it is done, a buffer is
  * free and an emit does not block Flink's mailbox thread; a record larger than that buffer continues on Sluice's
@@ -112,6 +115,11 @@ public final class SluiceResultPartitionWriter
     private volatile boolean released;
     /** Flink's channel-state writer: a real one when unaligned checkpoints are enabled. Set before the task emits. */
     private volatile ChannelStateWriter channelStateWriter = ChannelStateWriter.NO_OP;
+    /**
+     * The output of the last aligned barrier that may time out. Written by the task thread; read by a release from
+     * any thread, which fails what is not settled.
+     */
+    private volatile TimeoutableBarrierOutput timeoutableBarrier;
 
     @GuardedBy("this")
     private Counter numBytesOut;
@@ -210,6 +218,11 @@ public final class SluiceResultPartitionWriter
             broadcastUnalignedBarrier(serialized, barrier.getId());
             return;
         }
+        if (!isPriorityEvent && !blocking && event instanceof CheckpointBarrier barrier
+                && barrier.getCheckpointOptions().isTimeoutable()) {
+            broadcastTimeoutableBarrier(serialized, barrier.getId());
+            return;
+        }
         if (!isPriorityEvent && !blocking && Buffer.DataType.getDataType(event, false).isBlockingUpstream()) {
             sluice.broadcastBlockingEvent(serialized);
         } else {
@@ -260,21 +273,104 @@ public final class SluiceResultPartitionWriter
     }
 
     /**
-     * An aligned barrier of {@code checkpointId} timed out: Flink's own partitions move it ahead of the data still
-     * queued before it; here it stays in its place, and the checkpoint, unaligned from now on at its consumers, has
-     * them persist the data before it as it arrives (it is still the data before the barrier, so nothing is lost or
-     * persisted twice). The checkpoint then completes once that data has reached the consumers.
+     * An aligned barrier that may time out: a blocking event whose delivery Sluice tracks, so that Flink's
+     * channel-state writer learns per subpartition that it went out in its place (nothing overtaken) or, after
+     * {@link #alignedBarrierTimeout}, what it overtook. A previous such barrier still unsettled fails: Flink runs one
+     * such checkpoint at a time, as its own partitions insist. Task thread.
      */
-    @Override
-    public void alignedBarrierTimeout(long checkpointId) {
+    private void broadcastTimeoutableBarrier(ByteBuffer barrier, long checkpointId) throws IOException {
+        TimeoutableBarrierOutput previous = timeoutableBarrier;
+        if (previous != null && !previous.isSettled()) {
+            previous.fail(new IllegalStateException("the aligned barrier of checkpoint " + previous.checkpointId()
+                    + " of " + ownerName + " was still queued in partition " + partitionId + " when the barrier of "
+                    + "checkpoint " + checkpointId + " came; Flink runs one unaligned checkpoint at a time"));
+        }
+        TimeoutableBarrierOutput output = new TimeoutableBarrierOutput(checkpointId, ownerName, channelStateWriter,
+                subpartitionInfos);
+        timeoutableBarrier = output;
+        try {
+            sluice.broadcastAnnouncedBlockingEvent(barrier, output);
+        } catch (IOException | RuntimeException e) {
+            output.fail(e);
+            throw e;
+        }
     }
 
     /**
-     * Unaligned barriers hand their overtaken data over when they are broadcast and aligned ones keep none, so the
-     * partition holds no state of an aborted checkpoint.
+     * The alignment of {@code checkpointId} timed out in this task: where its aligned barrier is still queued, it is
+     * replaced by the unaligned barrier ahead of the data before it, and that data (per subpartition, in order) goes
+     * to Flink's channel-state writer with the checkpoint; where it went out already, nothing was overtaken. Task
+     * thread (Flink's alignment timer runs in the mailbox).
+     */
+    @Override
+    public void alignedBarrierTimeout(long checkpointId) throws IOException {
+        TimeoutableBarrierOutput output = timeoutableBarrier;
+        if (output == null || output.checkpointId() != checkpointId || output.isSettled()) {
+            return;
+        }
+        List<List<Buffer>> overtaken = new ArrayList<>(numberOfSubpartitions);
+        for (int i = 0; i < numberOfSubpartitions; i++) {
+            overtaken.add(new ArrayList<>());
+        }
+        try {
+            sluice.prioritizeQueuedEvent(payload -> unalignedIfBarrierOf(payload, checkpointId),
+                    (subpartition, buffer) -> overtaken.get(subpartition).add(SluiceBuffers.wrap(buffer)));
+        } catch (IOException | RuntimeException e) {
+            recycleAll(overtaken);
+            output.fail(e);
+            throw e;
+        }
+        if (LOG.isDebugEnabled()) {
+            int buffers = 0;
+            for (List<Buffer> list : overtaken) {
+                buffers += list.size();
+            }
+            LOG.debug("{}: the aligned barrier of checkpoint {} timed out in partition {}; it overtook {} buffers",
+                    ownerName, checkpointId, partitionId, buffers);
+        }
+        output.timedOut(overtaken);
+    }
+
+    /** The unaligned form of {@code payload} when it is the aligned barrier of {@code checkpointId}, else null. */
+    private ByteBuffer unalignedIfBarrierOf(ByteBuffer payload, long checkpointId) {
+        AbstractEvent event;
+        try {
+            event = EventSerializer.fromSerializedEvent(payload.duplicate(), getClass().getClassLoader());
+        } catch (IOException e) {
+            throw new UncheckedIOException("partition " + partitionId + " of " + ownerName
+                    + " holds an event Flink cannot read", e);
+        }
+        if (event instanceof CheckpointBarrier barrier && barrier.getId() == checkpointId
+                && barrier.getCheckpointOptions().isTimeoutable()) {
+            try {
+                return EventSerializer.toSerializedEvent(barrier.asUnaligned());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * An aborted checkpoint's aligned barrier, if still queued, stays where it is (its consumers drop it); the
+     * channel-state writer is told the checkpoint's output will not come. Unaligned barriers handed their data over
+     * when they were broadcast, so the partition holds nothing else of an aborted checkpoint.
      */
     @Override
     public void abortCheckpoint(long checkpointId, CheckpointException cause) {
+        TimeoutableBarrierOutput output = timeoutableBarrier;
+        if (output != null && output.checkpointId() == checkpointId) {
+            output.fail(cause);
+        }
+    }
+
+    /** Fails the output of an aligned barrier not settled yet: the partition will send nothing more. */
+    private void failTimeoutableBarrier(String why) {
+        TimeoutableBarrierOutput output = timeoutableBarrier;
+        if (output != null) {
+            output.fail(new IOException("partition " + partitionId + " of " + ownerName + " was " + why
+                    + " before the aligned barrier of checkpoint " + output.checkpointId() + " was settled"));
+        }
     }
 
     @Override
@@ -359,6 +455,7 @@ public final class SluiceResultPartitionWriter
     @Override
     public void release(Throwable cause) {
         released = true;
+        failTimeoutableBarrier("released");
         if (cause != null) {
             sluice.fail(cause);
         }
@@ -372,6 +469,7 @@ public final class SluiceResultPartitionWriter
 
     @Override
     public void close() {
+        failTimeoutableBarrier("closed");
         updateMetrics();
         sluice.close();
     }

@@ -104,6 +104,17 @@ final class AdapterPair implements AutoCloseable {
      */
     SluiceInputGate gate(SluiceResultPartitionWriter[] writers, int[] subpartitions, int gateIndex)
             throws Exception {
+        SluiceInputGate gate = unrequestedGate(writers, subpartitions, gateIndex);
+        gate.requestPartitions();
+        return gate;
+    }
+
+    /**
+     * A gate as {@link #gate(SluiceResultPartitionWriter[], int[], int)} builds it, its recovered state consumed,
+     * before it requests its partitions: its producers send it nothing until {@code requestPartitions()}.
+     */
+    SluiceInputGate unrequestedGate(SluiceResultPartitionWriter[] writers, int[] subpartitions, int gateIndex)
+            throws Exception {
         SluiceInputGate gate = recoveringGate(writers, subpartitions, gateIndex);
         gate.finishReadRecoveredState();
         assertTrue(gate.getAvailableFuture().isDone(), "available to the task's poll once the state is read");
@@ -111,7 +122,6 @@ final class AdapterPair implements AutoCloseable {
         assertTrue(gate.pollNext().isEmpty());
         assertTrue(gate.getStateConsumedFuture().isDone());
         assertFalse(gate.getAvailableFuture().isDone(), "then waiting for the partition request");
-        gate.requestPartitions();
         return gate;
     }
 
@@ -212,5 +222,25 @@ final class AdapterPair implements AutoCloseable {
         ByteBuffer record = ByteBuffer.allocate(8);
         record.putInt(Integer.BYTES).putInt(value).flip();
         return record;
+    }
+
+    /** Reads buffers until {@code count} records came, failing on an event. */
+    static List<Integer> readRecords(SluiceInputGate gate, int count) throws Exception {
+        List<Integer> records = new ArrayList<>();
+        while (records.size() < count) {
+            readOne(gate, records).ifPresent(event -> {
+                throw new AssertionError("an event among the records: " + event + " after " + records);
+            });
+        }
+        return records;
+    }
+
+    /** Records {@code from} (inclusive) to {@code to} (exclusive) in Flink's framing, back to back. */
+    static byte[] framed(int from, int to) {
+        ByteBuffer all = ByteBuffer.allocate((to - from) * 8);
+        for (int i = from; i < to; i++) {
+            all.put(flinkRecord(i));
+        }
+        return all.array();
     }
 }

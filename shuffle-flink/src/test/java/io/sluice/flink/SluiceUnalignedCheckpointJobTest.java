@@ -18,7 +18,8 @@ import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
@@ -50,13 +51,20 @@ class SluiceUnalignedCheckpointJobTest {
     /** The sink's pause per update: 75,000 updates per sink subtask take about 8 s, so the job outlives both faults. */
     private static final long SINK_PAUSE_NANOS = 100_000;
 
-    @Test
-    void backpressuredKeyedJob_unalignedCheckpoints_taskFailureThenTaskManagerLoss_stateEqualsTheFailureFreeRun()
-            throws Exception {
+    /**
+     * @param alignedTimeoutMillis Flink's {@code execution.checkpointing.aligned-checkpoint-timeout}: 0 starts every
+     *                             checkpoint unaligned; 20 ms starts them aligned, and under this backpressure they
+     *                             time out into unaligned ones (barriers queued at the producers are overtaken)
+     */
+    @ParameterizedTest(name = "aligned-checkpoint-timeout {0} ms")
+    @ValueSource(longs = {0, 20})
+    void backpressuredKeyedJob_unalignedCheckpoints_taskFailureThenTaskManagerLoss_stateEqualsTheFailureFreeRun(
+            long alignedTimeoutMillis) throws Exception {
         try (MiniCluster cluster = FlinkClusters.start(Shuffle.SLUICE)) {
             FailOnceAfterCheckpoint.reset();
             Configuration job = FlinkClusters.checkpointedJobWithRestarts();
             job.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+            job.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ofMillis(alignedTimeoutMillis));
             StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, job, FlinkClusters.PARALLELISM,
                     List.of(), List.of());
             KeyedAggregationJob.build(env, RECORDS, KEYS, FailOnceAfterCheckpoint.failing(1000))

@@ -27,8 +27,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static io.sluice.flink.AdapterPair.flinkRecord;
+import static io.sluice.flink.AdapterPair.framed;
 import static io.sluice.flink.AdapterPair.pollWithin;
 import static io.sluice.flink.AdapterPair.readOne;
+import static io.sluice.flink.AdapterPair.readRecords;
 import static io.sluice.flink.AdapterPair.readUntilEvent;
 import static io.sluice.flink.AdapterPair.records;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -186,25 +188,5 @@ class SluiceUnalignedCheckpointTest {
             writer.close();
             gate.close();
         }
-    }
-
-    /** Reads buffers until {@code count} records came, failing on an event. */
-    private static List<Integer> readRecords(SluiceInputGate gate, int count) throws Exception {
-        List<Integer> records = new ArrayList<>();
-        while (records.size() < count) {
-            readOne(gate, records).ifPresent(event -> {
-                throw new AssertionError("an event among the records: " + event + " after " + records);
-            });
-        }
-        return records;
-    }
-
-    /** Records {@code from} (inclusive) to {@code to} (exclusive) in Flink's framing, back to back. */
-    private static byte[] framed(int from, int to) {
-        ByteBuffer all = ByteBuffer.allocate((to - from) * 8);
-        for (int i = from; i < to; i++) {
-            all.put(flinkRecord(i));
-        }
-        return all.array();
     }
 }

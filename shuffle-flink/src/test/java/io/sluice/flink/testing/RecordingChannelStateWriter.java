@@ -9,16 +9,20 @@ import org.apache.flink.util.CloseableIterator;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Flink's channel-state writer as a test sees it: keeps a copy of the bytes of every input and output buffer handed
  * to it, per checkpoint and channel, in the order handed, and recycles each buffer at once, as Flink's writer does
- * once it has written one. Checks that only data buffers come. Thread-safe.
+ * once it has written one; output handed as a future is recorded once the future completes. Checks that only data
+ * buffers come. Thread-safe.
  */
 public final class RecordingChannelStateWriter extends ChannelStateWriter.NoOpChannelStateWriter {
 
     private final Map<String, ByteArrayOutputStream> bytes = new HashMap<>();
+    private final Map<String, CompletableFuture<List<Buffer>>> futures = new HashMap<>();
     private int buffers;
 
     @Override
@@ -39,6 +43,30 @@ public final class RecordingChannelStateWriter extends ChannelStateWriter.NoOpCh
         for (Buffer buffer : data) {
             record("output " + checkpointId + " " + info, buffer);
         }
+    }
+
+    /**
+     * Keeps {@code dataFuture} (see {@link #outputFuture}); the buffers it completes with are recorded as output, as
+     * Flink's writer writes them once the future completes.
+     */
+    @Override
+    public synchronized void addOutputDataFuture(long checkpointId, ResultSubpartitionInfo info, int startSeqNum,
+                                                 CompletableFuture<List<Buffer>> dataFuture) {
+        String key = "output " + checkpointId + " " + info;
+        futures.put(key, dataFuture);
+        dataFuture.thenAccept(buffers -> {
+            synchronized (this) {
+                for (Buffer buffer : buffers) {
+                    record(key, buffer);
+                }
+            }
+        });
+    }
+
+    /** @return the output future registered for {@code subpartition} in {@code checkpointId}, or null */
+    public synchronized CompletableFuture<List<Buffer>> outputFuture(long checkpointId,
+                                                                     ResultSubpartitionInfo subpartition) {
+        return futures.get("output " + checkpointId + " " + subpartition);
     }
 
     private void record(String key, Buffer buffer) {

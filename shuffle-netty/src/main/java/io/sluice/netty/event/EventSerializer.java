@@ -40,7 +40,12 @@ public final class EventSerializer {
          * An engine's event from {@code broadcastBlockingEvent}; its payload follows the tag. Handed to the engine
          * like a user event; the subpartition that sent it sends nothing more until its consumer resumes it.
          */
-        BLOCKING_USER_EVENT((byte) 2);
+        BLOCKING_USER_EVENT((byte) 2),
+        /**
+         * An engine's event from {@code broadcastAnnouncedBlockingEvent}: blocking like {@link #BLOCKING_USER_EVENT},
+         * and announced by the remote channel that receives it (a priority announcement ahead of the data before it).
+         */
+        ANNOUNCED_BLOCKING_USER_EVENT((byte) 3);
 
         private final byte tag;
 
@@ -50,6 +55,11 @@ public final class EventSerializer {
 
         byte tag() {
             return tag;
+        }
+
+        /** Whether the subpartition that sends an event of this type sends nothing more until it is resumed. */
+        public boolean blocks() {
+            return this == BLOCKING_USER_EVENT || this == ANNOUNCED_BLOCKING_USER_EVENT;
         }
     }
 
@@ -159,6 +169,15 @@ public final class EventSerializer {
         return taggedEvent(EventType.BLOCKING_USER_EVENT, payload);
     }
 
+    /**
+     * A new announced blocking user event buffer (see {@link EventType#ANNOUNCED_BLOCKING_USER_EVENT}) holding a copy
+     * of {@code payload}'s remaining bytes; {@code payload}'s position and limit are left as they were. The caller
+     * owns its one reference.
+     */
+    public static Buffer announcedBlockingUserEvent(ByteBuffer payload) {
+        return taggedEvent(EventType.ANNOUNCED_BLOCKING_USER_EVENT, payload);
+    }
+
     private static Buffer taggedEvent(EventType type, ByteBuffer payload) {
         int length = payload.remaining();
         byte[] bytes = new byte[TAG_BYTES + length];
@@ -201,9 +220,12 @@ public final class EventSerializer {
                 return EventType.USER_EVENT;
             case 2:
                 return EventType.BLOCKING_USER_EVENT;
+            case 3:
+                return EventType.ANNOUNCED_BLOCKING_USER_EVENT;
             default:
                 throw new IllegalArgumentException("unknown event tag " + tag
-                        + " (known: 0 end-of-partition, 1 user event, 2 blocking user event)");
+                        + " (known: 0 end-of-partition, 1 user event, 2 blocking user event, 3 announced blocking "
+                        + "user event)");
         }
     }
 
@@ -212,9 +234,9 @@ public final class EventSerializer {
         return !buffer.isBuffer() && typeOf(buffer) == EventType.END_OF_PARTITION;
     }
 
-    /** True when {@code buffer} is a blocking user event. */
+    /** True when {@code buffer} is a blocking user event, announced or not. */
     public static boolean isBlockingEvent(Buffer buffer) {
-        return !buffer.isBuffer() && typeOf(buffer) == EventType.BLOCKING_USER_EVENT;
+        return !buffer.isBuffer() && typeOf(buffer).blocks();
     }
 
     /** A fresh view of a user event's payload (the bytes after the tag); shares the buffer's memory. */

@@ -1,6 +1,7 @@
 package io.sluice.netty.partition;
 
 import io.sluice.netty.metrics.WriterCounters;
+import io.sluice.api.EventDeliveryListener;
 import io.sluice.api.ResultPartitionId;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleException;
@@ -128,6 +129,20 @@ public abstract class AbstractResultPartition implements ResultPartitionWriter, 
             throw new ShuffleException("event of " + size + " bytes for " + this + " exceeds the limit of "
                     + MAX_EVENT_BYTES + " bytes per event (ResultPartitionWriter.MAX_EVENT_BYTES); send large data "
                     + "as records");
+        }
+    }
+
+    /**
+     * Tells a tracked event's listener an outcome on this thread, with no lock held; what it throws is logged (it is
+     * the engine's code, and the event's fate does not change).
+     */
+    protected static void tellDeliveryHere(EventDeliveryListener listener, int subpartition,
+                                           EventDeliveryListener.Outcome outcome) {
+        try {
+            listener.delivered(subpartition, outcome);
+        } catch (RuntimeException e) {
+            LOG.error("The delivery listener of a tracked event threw when told {} for subpartition {}", outcome,
+                    subpartition, e);
         }
     }
 }

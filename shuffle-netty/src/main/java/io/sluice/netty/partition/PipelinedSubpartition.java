@@ -1,12 +1,14 @@
 package io.sluice.netty.partition;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.sluice.api.EventDeliveryListener;
 import io.sluice.buffers.Buffer;
 import io.sluice.buffers.BufferConsumer;
 import io.sluice.buffers.BufferTrace;
 import io.sluice.netty.event.EventSerializer;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -14,10 +16,16 @@ import java.util.List;
  * events, and priority events that overtake them.
  *
  * <p>Threads: {@link #add}, {@link #finish()} and the checkpoint's calls ({@link #addPriorityEvent},
- * {@link #queuedUserEvents}, {@link #prioritize}) are called by the producer thread; {@link #flush()} by the producer
+ * {@link #queuedUserEvents}, {@link #prioritize}) and {@link #addTrackedEvent} are called by the producer thread; {@link #flush()} by the producer
  * or the environment's flusher; {@link #pollBuffer()} by the single reader (through its view);
  * {@link #release(Throwable)} by any thread. All state is guarded by {@code lock}; listeners are called with no lock
  * held.
+ *
+ * <p>Tracked events ({@link #addTrackedEvent}): each one's listener is told exactly once what became of it: sent
+ * when the reader takes it, prioritized when {@link #prioritize} replaces it, dropped when the queue is released.
+ * The reader's and a release's outcomes go through the partition's notification executor
+ * ({@link ResultPartition#tellDelivery}), since those threads may be event loops; the producer's own outcomes are
+ * told on the producer thread, with no lock held.
  *
  * <p>Notification rule (the reader is never polled in a loop): the reader is told once each time the subpartition
  * goes from "nothing readable" to "something readable" — a complete element (an event, or a buffer its writer
@@ -83,6 +91,12 @@ public final class PipelinedSubpartition {
     @GuardedBy("lock")
     private boolean doneReported;
     private int sequenceNumber; // reader thread only
+    /** Queued events whose delivery is tracked, in queue order; null until the first one. */
+    @GuardedBy("lock")
+    private ArrayDeque<TrackedEvent> trackedEvents;
+    /** The tracked event the reader's current poll took, for {@link #pollBuffer()} to report after the lock. */
+    @GuardedBy("lock")
+    private TrackedEvent justSent;
     /**
      * The reader took a blocking event and has not resumed yet: nothing is readable until
      * {@link #resumeConsumption()}. A second axis beside {@link State}: an OPEN or FINISHED queue may be blocked.
@@ -169,6 +183,34 @@ public final class PipelinedSubpartition {
     }
 
     /**
+     * Queues the non-priority event {@code event} and tracks it: {@code listener} is told once what becomes of it
+     * (see the class comment). Ownership of {@code event} passes to this subpartition in every case.
+     *
+     * @return false, having told {@code listener} nothing, when the subpartition no longer accepts data (the event
+     *     was closed at once)
+     */
+    boolean addTrackedEvent(BufferConsumer event, EventDeliveryListener listener) {
+        BufferAvailabilityListener reader;
+        synchronized (lock) {
+            if (state != State.OPEN) {
+                event.close();
+                return false;
+            }
+            queuedUserEvents++;
+            buffers.add(event);
+            if (trackedEvents == null) {
+                trackedEvents = new ArrayDeque<>(2);
+            }
+            trackedEvents.add(new TrackedEvent(event, listener));
+            reader = listenerToNotifyLocked();
+        }
+        if (reader != null) {
+            reader.notifyDataAvailable();
+        }
+        return true;
+    }
+
+    /**
      * Queues the priority event {@code event} and, atomically with it (no byte can be sent in between), takes the
      * data it overtakes: for every data buffer queued, the bytes its reader has not taken yet (the unsent rest of a
      * partly read head buffer included), in stream order. Events in the queue are not taken. The caller has finished
@@ -248,6 +290,7 @@ public final class PipelinedSubpartition {
      */
     Prioritized prioritize(BufferConsumer queuedEvent, BufferConsumer replacement, List<Buffer> overtaken) {
         BufferAvailabilityListener listener;
+        TrackedEvent replaced;
         synchronized (lock) {
             if (state != State.OPEN) {
                 replacement.close();
@@ -259,6 +302,7 @@ public final class PipelinedSubpartition {
                 return Prioritized.ALREADY_SENT;
             }
             takeUnsentDataLocked(queuedEvent, overtaken);
+            replaced = untrackLocked(queuedEvent);
             buffers.removeFirstOccurrence(queuedEvent);
             queuedEvent.close();
             if (buffers.isEmpty()) {
@@ -270,7 +314,26 @@ public final class PipelinedSubpartition {
         if (listener != null) {
             listener.notifyPriorityEvent();
         }
+        if (replaced != null) {
+            AbstractResultPartition.tellDeliveryHere(replaced.listener(), index, EventDeliveryListener.Outcome.PRIORITIZED);
+        }
         return Prioritized.DONE;
+    }
+
+    /** Stops tracking {@code event}; returns its entry, or null when it was not tracked. */
+    @GuardedBy("lock")
+    private TrackedEvent untrackLocked(BufferConsumer event) {
+        if (trackedEvents == null) {
+            return null;
+        }
+        for (Iterator<TrackedEvent> it = trackedEvents.iterator(); it.hasNext(); ) {
+            TrackedEvent tracked = it.next();
+            if (tracked.event() == event) {
+                it.remove();
+                return tracked;
+            }
+        }
+        return null;
     }
 
     /** Queues a priority event (counted by the caller); returns the reader to tell of it, or null. */
@@ -427,77 +490,93 @@ public final class PipelinedSubpartition {
      * @return the element, or null when nothing is readable now
      */
     BufferAndBacklog pollBuffer() {
+        BufferAndBacklog polled;
+        TrackedEvent sent;
         synchronized (lock) {
-            if (state == State.RELEASED) {
-                return null;
-            }
-            if (blockedByEvent) {
-                readerNotified = false;
-                return null;
-            }
-            Buffer buffer = null;
-            boolean priority = false;
-            BufferConsumer priorityEvent = priorityEvents.poll();
-            if (priorityEvent != null) {
-                buffer = priorityEvent.build();
-                priorityEvent.close();
-                priority = true;
-            } else {
-                while (!buffers.isEmpty()) {
-                    BufferConsumer head = buffers.peek();
-                    boolean isData = head.isBuffer();
-                    boolean last = buffers.size() == 1;
-                    // Read before build(): a byte the producer commits while build() runs is then stamped no later
-                    // than its commit, whichever side of build() it falls.
-                    long readAt = last ? parent.nanoTime() : NOTHING_UNFLUSHED;
-                    buffer = head.build();
-                    if (last) {
-                        // Reading the last element serves any pending flush; bytes the producer writes into it
-                        // from now on wait for the next one.
-                        flushRequested = false;
-                        unflushedSince = isUnfinishedData(head) ? readAt : NOTHING_UNFLUSHED;
-                    }
-                    boolean headFinished = head.isFinished();
-                    if (headFinished) {
-                        buffers.poll();
-                        head.close();
-                        if (isData) {
-                            buffersInBacklog--;
-                        }
-                    }
-                    if (buffer.readableBytes() > 0) {
-                        break;
-                    }
-                    buffer.recycleBuffer();
-                    buffer = null;
-                    if (!headFinished) {
-                        break;
-                    }
-                }
-            }
-            if (buffer == null) {
-                readerNotified = false;
-                return null;
-            }
-            if (!buffer.isBuffer()) {
-                EventSerializer.EventType type = EventSerializer.typeOf(buffer);
-                if (!priority && type == EventSerializer.EventType.END_OF_PARTITION) {
-                    readToEnd = true;
-                } else {
-                    queuedUserEvents--;
-                    if (!priority && type == EventSerializer.EventType.BLOCKING_USER_EVENT) {
-                        blockedByEvent = true;
-                    }
-                }
-            }
-            boolean moreAvailable = isDataAvailableUnsafe();
-            if (!moreAvailable) {
-                // The reader stops here until it is told again.
-                readerNotified = false;
-            }
-            return new BufferAndBacklog(buffer, moreAvailable, getBuffersInBacklogUnsafe(), nextIsEventUnsafe(),
-                    priority, sequenceNumber++);
+            polled = pollLocked();
+            sent = justSent;
+            justSent = null;
         }
+        if (sent != null) {
+            parent.tellDelivery(sent.listener(), index, EventDeliveryListener.Outcome.SENT);
+        }
+        return polled;
+    }
+
+    @GuardedBy("lock")
+    private BufferAndBacklog pollLocked() {
+        if (state == State.RELEASED) {
+            return null;
+        }
+        if (blockedByEvent) {
+            readerNotified = false;
+            return null;
+        }
+        Buffer buffer = null;
+        boolean priority = false;
+        BufferConsumer priorityEvent = priorityEvents.poll();
+        if (priorityEvent != null) {
+            buffer = priorityEvent.build();
+            priorityEvent.close();
+            priority = true;
+        } else {
+            while (!buffers.isEmpty()) {
+                BufferConsumer head = buffers.peek();
+                boolean isData = head.isBuffer();
+                boolean last = buffers.size() == 1;
+                // Read before build(): a byte the producer commits while build() runs is then stamped no later
+                // than its commit, whichever side of build() it falls.
+                long readAt = last ? parent.nanoTime() : NOTHING_UNFLUSHED;
+                buffer = head.build();
+                if (last) {
+                    // Reading the last element serves any pending flush; bytes the producer writes into it
+                    // from now on wait for the next one.
+                    flushRequested = false;
+                    unflushedSince = isUnfinishedData(head) ? readAt : NOTHING_UNFLUSHED;
+                }
+                boolean headFinished = head.isFinished();
+                if (headFinished) {
+                    buffers.poll();
+                    head.close();
+                    if (isData) {
+                        buffersInBacklog--;
+                    } else if (trackedEvents != null && !trackedEvents.isEmpty()
+                            && trackedEvents.peek().event() == head) {
+                        justSent = trackedEvents.poll();
+                    }
+                }
+                if (buffer.readableBytes() > 0) {
+                    break;
+                }
+                buffer.recycleBuffer();
+                buffer = null;
+                if (!headFinished) {
+                    break;
+                }
+            }
+        }
+        if (buffer == null) {
+            readerNotified = false;
+            return null;
+        }
+        if (!buffer.isBuffer()) {
+            EventSerializer.EventType type = EventSerializer.typeOf(buffer);
+            if (!priority && type == EventSerializer.EventType.END_OF_PARTITION) {
+                readToEnd = true;
+            } else {
+                queuedUserEvents--;
+                if (!priority && type.blocks()) {
+                    blockedByEvent = true;
+                }
+            }
+        }
+        boolean moreAvailable = isDataAvailableUnsafe();
+        if (!moreAvailable) {
+            // The reader stops here until it is told again.
+            readerNotified = false;
+        }
+        return new BufferAndBacklog(buffer, moreAvailable, getBuffersInBacklogUnsafe(), nextIsEventUnsafe(),
+                priority, sequenceNumber++);
     }
 
     /**
@@ -622,11 +701,12 @@ public final class PipelinedSubpartition {
      */
     void release(Throwable cause) {
         BufferAvailabilityListener listener = null;
+        ArrayDeque<TrackedEvent> dropped;
         synchronized (lock) {
             if (state == State.RELEASED) {
                 return;
             }
-            releaseQueueLocked(cause);
+            dropped = releaseQueueLocked(cause);
             if (readView != null) {
                 listener = readView.listener();
             }
@@ -634,21 +714,33 @@ public final class PipelinedSubpartition {
         if (listener != null) {
             listener.notifyDataAvailable();
         }
+        tellDropped(dropped);
+    }
+
+    private void tellDropped(ArrayDeque<TrackedEvent> dropped) {
+        if (dropped == null) {
+            return;
+        }
+        for (TrackedEvent tracked : dropped) {
+            parent.tellDelivery(tracked.listener(), index, EventDeliveryListener.Outcome.DROPPED);
+        }
     }
 
     /** Called by the view when its reader lets go, after the end or early. */
     void onViewReleased() {
         boolean report;
         boolean wasReadToEnd;
+        ArrayDeque<TrackedEvent> dropped = null;
         synchronized (lock) {
             if (state != State.RELEASED) {
                 // Read to the end: nothing is left. Left early: the consumer has gone, so drop the rest.
-                releaseQueueLocked(null);
+                dropped = releaseQueueLocked(null);
             }
             report = !doneReported;
             doneReported = true;
             wasReadToEnd = readToEnd;
         }
+        tellDropped(dropped);
         if (report) {
             parent.onSubpartitionDone(index, wasReadToEnd);
         }
@@ -668,8 +760,9 @@ public final class PipelinedSubpartition {
         return parent;
     }
 
+    /** Empties the queue; returns the tracked events it held (their listeners are told by the caller), or null. */
     @GuardedBy("lock")
-    private void releaseQueueLocked(Throwable cause) {
+    private ArrayDeque<TrackedEvent> releaseQueueLocked(Throwable cause) {
         state = State.RELEASED;
         failureCause = cause;
         for (BufferConsumer consumer : buffers) {
@@ -685,6 +778,9 @@ public final class PipelinedSubpartition {
         queuedUserEvents = 0;
         flushRequested = false;
         unflushedSince = NOTHING_UNFLUSHED;
+        ArrayDeque<TrackedEvent> dropped = trackedEvents;
+        trackedEvents = null;
+        return dropped == null || dropped.isEmpty() ? null : dropped;
     }
 
     /** A data buffer its writer may still append to. */
@@ -741,5 +837,9 @@ public final class PipelinedSubpartition {
     @Override
     public String toString() {
         return "subpartition " + index + " of partition " + parent.partitionId();
+    }
+
+    /** A queued event and who is told what becomes of it. */
+    private record TrackedEvent(BufferConsumer event, EventDeliveryListener listener) {
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.netty.partition;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.sluice.api.EventDeliveryListener;
 import io.sluice.api.InFlightDataSink;
 import io.sluice.api.ProducerFailedException;
 import io.sluice.api.RecordFraming;
@@ -148,6 +149,8 @@ public final class ResultPartition extends AbstractResultPartition {
     private final LongSupplier clock;
 
     private final AvailabilityHandOff availability;
+    /** The environment's notification thread: tells tracked events' outcomes found on transport threads. */
+    private final Executor notifications;
 
     /** What {@link #wakeUpFuture()} returns before setup: done (an emit then throws its usage error). */
     private static final CompletableFuture<?> NOT_SET_UP = CompletableFuture.completedFuture(null);
@@ -180,6 +183,7 @@ public final class ResultPartition extends AbstractResultPartition {
         super(partitionId, ownerName, numberOfSubpartitions, partitionManager, poolFactory);
         this.clock = clock;
         this.availability = new AvailabilityHandOff(notifications);
+        this.notifications = notifications;
         this.flushScheduler = flushScheduler;
         this.flushInterval = flushInterval;
         this.flushEveryRecord = flushInterval.isZero();
@@ -305,6 +309,48 @@ public final class ResultPartition extends AbstractResultPartition {
     @Override
     public void broadcastBlockingEvent(ByteBuffer event) throws IOException {
         queueEvent(event, false, true);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Queued as {@link #broadcastBlockingEvent} queues, with its own tag (so that a remote consumer announces it);
+     * each subpartition tells {@code delivery} when its reader takes the event (on the notification thread), when
+     * {@link #prioritizeQueuedEvent} replaces it (on the producer thread, within that call) or when it is released
+     * (on the notification thread; at once, on this thread, for a subpartition released already).
+     *
+     * @throws ShuffleException when the event is refused (too large, too many unread events: no subpartition gets it
+     *                          and {@code delivery} is told nothing), or when the partition is or gets released, as
+     *                          {@link #emitRecord} (each subpartition then tells {@code delivery} it was dropped)
+     */
+    @Override
+    public void broadcastAnnouncedBlockingEvent(ByteBuffer event, EventDeliveryListener delivery)
+            throws IOException {
+        Objects.requireNonNull(delivery, "delivery");
+        checkEventSize(event);
+        enterProducerCall();
+        checkAcceptingRecords();
+        checkEventBound();
+        for (int i = 0; i < subpartitions.length; i++) {
+            finishBuilder(i);
+            if (!subpartitions[i].addTrackedEvent(
+                    new BufferConsumer(EventSerializer.announcedBlockingUserEvent(event)), delivery)) {
+                tellDeliveryHere(delivery, i, EventDeliveryListener.Outcome.DROPPED);
+            }
+        }
+        checkNotReleased(); // released while the event was being queued: some subpartitions may not have it
+    }
+
+    /**
+     * Tells {@code listener} an outcome from a thread that may be an event loop or hold locks: through the
+     * notification executor, or here when that executor is shut down (the environment closed).
+     */
+    void tellDelivery(EventDeliveryListener listener, int subpartition, EventDeliveryListener.Outcome outcome) {
+        try {
+            notifications.execute(() -> tellDeliveryHere(listener, subpartition, outcome));
+        } catch (RejectedExecutionException e) {
+            tellDeliveryHere(listener, subpartition, outcome);
+        }
     }
 
     private void queueEvent(ByteBuffer event, boolean priority, boolean blocking) throws IOException {

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -60,6 +61,20 @@ class EventSerializerTest {
     void dataBytesOfAUserEvent_isRejected() {
         Buffer user = EventSerializer.userEvent(ByteBuffer.wrap(new byte[8]));
         assertThrows(IllegalArgumentException.class, () -> EventSerializer.dataBytesOf(user));
+    }
+
+    @Test
+    void announcedBlockingEvent_hasItsOwnTag_blocksLikeABlockingEvent_andKeepsItsPayload() {
+        Buffer announced = EventSerializer.announcedBlockingUserEvent(ByteBuffer.wrap(new byte[] {7, 8}));
+
+        assertEquals(EventSerializer.EventType.ANNOUNCED_BLOCKING_USER_EVENT, EventSerializer.typeOf(announced));
+        assertTrue(EventSerializer.isBlockingEvent(announced));
+        assertTrue(EventSerializer.EventType.BLOCKING_USER_EVENT.blocks());
+        assertFalse(EventSerializer.EventType.USER_EVENT.blocks());
+        assertEquals(ByteBuffer.wrap(new byte[] {7, 8}), EventSerializer.payloadOf(announced));
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> EventSerializer.typeOf(event(new byte[] {4})));
+        assertTrue(unknown.getMessage().contains("3 announced blocking user event"), unknown.getMessage());
     }
 
     private static Buffer event(byte[] bytes) {

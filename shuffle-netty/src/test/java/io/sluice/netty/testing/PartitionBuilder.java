@@ -5,6 +5,7 @@ import io.sluice.netty.partition.ResultPartition;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 /**
@@ -31,6 +32,7 @@ public final class PartitionBuilder {
     private int minBuffers = -1;
     private int maxBuffers = DEFAULT_MAX_BUFFERS;
     private int maxBuffersPerSubpartition = Integer.MAX_VALUE;
+    private Executor notifications = Runnable::run;
 
     PartitionBuilder(PartitionFixture fixture) {
         this.fixture = fixture;
@@ -75,6 +77,12 @@ public final class PartitionBuilder {
         return this;
     }
 
+    /** Where the partition completes availability futures and tells tracked events' outcomes; inline by default. */
+    public PartitionBuilder notifications(Executor value) {
+        this.notifications = value;
+        return this;
+    }
+
     /** The partition, not set up: no pool, not registered. */
     public ResultPartition build() {
         return fixture.create(this);
@@ -89,6 +97,10 @@ public final class PartitionBuilder {
 
     ResultPartitionId id() {
         return id;
+    }
+
+    Executor notifications() {
+        return notifications;
     }
 
     String owner() {

@@ -84,7 +84,7 @@ public final class PartitionFixture implements AutoCloseable {
     ResultPartition create(PartitionBuilder spec) {
         ResultPartition partition = new ResultPartition(spec.id(), spec.owner(), spec.subpartitions(), manager,
                 (ResultPartitionId id, int subpartitions) -> createPool(spec), scheduler, spec.flushInterval(),
-                Runnable::run, spec.clock());
+                spec.notifications(), spec.clock());
         partitions.add(partition);
         return partition;
     }

@@ -1,6 +1,7 @@
 package io.sluice.netty.partition.sortmerge;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.sluice.api.EventDeliveryListener;
 import io.sluice.api.InFlightDataSink;
 import io.sluice.api.PartitionNotFoundException;
 import io.sluice.api.ProducerFailedException;
@@ -332,6 +333,22 @@ public final class SortMergeResultPartition extends AbstractResultPartition {
     @Override
     public void broadcastBlockingEvent(ByteBuffer event) throws IOException {
         broadcastEvent(event, false);
+    }
+
+    /**
+     * Stored as {@link #broadcastBlockingEvent} stores it (in order; nothing to align, nothing to overtake, so its
+     * readers announce nothing); {@code delivery} is told {@link EventDeliveryListener.Outcome#SENT SENT} for every
+     * subpartition on this thread once it is stored. Refused or failed as {@link #broadcastEvent}, in which case
+     * {@code delivery} is told nothing.
+     */
+    @Override
+    public void broadcastAnnouncedBlockingEvent(ByteBuffer event, EventDeliveryListener delivery)
+            throws IOException {
+        Objects.requireNonNull(delivery, "delivery");
+        broadcastEvent(event, false);
+        for (int i = 0; i < subpartitionCount; i++) {
+            tellDeliveryHere(delivery, i, EventDeliveryListener.Outcome.SENT);
+        }
     }
 
     /**

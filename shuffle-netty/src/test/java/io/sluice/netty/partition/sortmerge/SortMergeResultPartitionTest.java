@@ -322,6 +322,29 @@ class SortMergeResultPartitionTest {
         partition.release(null);
     }
 
+    @Test
+    void trackedBlockingEvent_isStoredInOrderAndToldSentForEverySubpartitionOnTheCallersThread() throws Exception {
+        SortMergeResultPartition partition = newPartition(null);
+        partition.setup();
+        partition.emitRecord(ByteBuffer.wrap(new byte[] {1, 2, 3}), 1);
+        List<String> told = new ArrayList<>();
+        Thread caller = Thread.currentThread();
+
+        partition.broadcastAnnouncedBlockingEvent(ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)),
+                (subpartition, outcome) -> told.add(subpartition + ":" + outcome
+                        + (Thread.currentThread() == caller ? "" : "@other")));
+        partition.emitRecord(ByteBuffer.wrap(new byte[] {4}), 1);
+        partition.finish();
+
+        assertEquals(List.of("0:SENT", "1:SENT", "2:SENT"), told);
+        ResultSubpartitionView view = manager.createSubpartitionView(partition.partitionId(), 1, () -> { });
+        List<String> elements = new ArrayList<>();
+        readToTheEnd(view, () -> { }, elements);
+        assertEquals(List.of("data 7", "event barrier", "data 5"), elements, "in order; nothing blocks its reader");
+        view.releaseAllResources();
+        partition.release(null);
+    }
+
     /**
      * Data in flight for checkpoints (docs/contract.md section 11) in a blocking partition: events keep their order, so
      * a priority event overtakes nothing and no queued event can be made a priority one; recovered data and events
