@@ -1,0 +1,355 @@
+package io.sluice.netty.gate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.api.BufferOrEvent;
+import io.sluice.api.InputGate;
+import io.sluice.api.UnionInputGate;
+import io.sluice.buffers.Buffer;
+import io.sluice.netty.event.EventSerializer;
+import io.sluice.netty.partition.AnnouncedEvents;
+import io.sluice.netty.partition.ResultPartition;
+import io.sluice.netty.testing.PartitionFixture;
+import io.sluice.netty.testing.TestRecords;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Announced blocking events at the consumer (docs/contract.md section 11, {@code InputGate.prioritizeAnnounced}): a
+ * remote channel that receives one hands out an announcement ahead of the data before it, and the event can then be
+ * moved ahead of that data, which still counts as before it for persisting. Remote channels driven the way their
+ * connection's event loop drives them (the test thread), and local channels over in-process partitions, which
+ * announce nothing. Every segment is back after close.
+ */
+@Timeout(30)
+class GateAnnouncementTest {
+
+    private static final Predicate<ByteBuffer> BARRIER = payload -> "barrier".equals(utf8(payload));
+
+    private final RemoteChannels remote = new RemoteChannels(256, 64);
+    private final PartitionFixture fixture = new PartitionFixture();
+    private final LocalGates localGates = new LocalGates(fixture);
+    private final List<InputGate> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeAndCheckForLeaks() throws Exception {
+        for (InputGate gate : opened) {
+            gate.close();
+        }
+        remote.close();
+        fixture.close();
+    }
+
+    @Test
+    void anAnnouncedEvent_isAnnouncedAheadOfTheDataBeforeIt_andStillHandedOutInItsPlace() throws Exception {
+        SingleInputGate gate = remote.gate(1, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, "a0");
+        receive(channel, 1, "a1");
+        receiveAnnounced(channel, 2, "barrier");
+        assertTrue(gate.priorityEventWakeUpFuture().isDone(), "the announcement counts as a priority event");
+
+        BufferOrEvent announcement = gate.pollNext().orElseThrow();
+        try {
+            assertTrue(announcement.isAnnouncement(), "" + announcement);
+            assertTrue(announcement.isEvent() && announcement.isPriority(), "an announcement is a priority event");
+            assertEquals(0, announcement.channelIndex());
+            assertEquals("barrier", utf8(announcement.data()), "the announced event's payload");
+            assertTrue(announcement.announcedSequenceNumber() >= 0, "" + announcement.announcedSequenceNumber());
+        } finally {
+            announcement.recycle();
+        }
+        assertFalse(gate.priorityEventWakeUpFuture().isDone(), "nothing of priority left");
+        assertEquals(List.of("0:a0", "0:a1", "0:event barrier"), takeAll(gate),
+                "the event itself in its place, not an announcement");
+        assertFalse(gate.prioritizeAnnounced(0, announcement.announcedSequenceNumber()),
+                "taken in its place: nothing to move");
+    }
+
+    @Test
+    void eachAnnouncedEventHasItsOwnNumber_andOtherEventsAreNotAnnounced() throws Exception {
+        SingleInputGate gate = remote.gate(1, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receiveAnnounced(channel, 0, "first");
+        receiveEvent(channel, 1, "blocking", EventSerializer::blockingUserEvent);
+        receiveEvent(channel, 2, "plain", EventSerializer::userEvent);
+        receiveAnnounced(channel, 3, "second");
+
+        Element first = Element.take(gate);
+        Element second = Element.take(gate);
+        assertTrue(first.announcement() && second.announcement(), first + ", " + second);
+        assertEquals(List.of("first", "second"), List.of(first.text(), second.text()));
+        assertTrue(first.sequenceNumber() != second.sequenceNumber(), first + ", " + second);
+        assertEquals(List.of("0:event first", "0:event blocking", "0:event plain", "0:event second"), takeAll(gate));
+    }
+
+    @Test
+    void prioritizeAnnounced_movesTheEventAheadOfTheDataBeforeIt_whichThenFollowsInItsOrder() throws Exception {
+        SingleInputGate gate = remote.gate(2, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel other = RemoteChannels.channel(gate, 1);
+        receive(other, 0, "b0");
+        receive(channel, 0, "a0");
+        receive(channel, 1, "a1");
+        receiveAnnounced(channel, 2, "barrier");
+        Element announcement = Element.take(gate);
+        assertTrue(announcement.announcement(), "" + announcement);
+        assertFalse(gate.priorityEventWakeUpFuture().isDone());
+
+        assertTrue(gate.prioritizeAnnounced(0, announcement.sequenceNumber()));
+        assertTrue(gate.priorityEventWakeUpFuture().isDone(), "the moved event is a priority event");
+        Element moved = Element.take(gate);
+        assertEquals(new Element(0, true, true, false, -1, "barrier"), moved,
+                "ahead of channel 1's data queued earlier, and ahead of a0 and a1");
+        assertFalse(gate.priorityEventWakeUpFuture().isDone(), "nothing of priority left");
+        assertFalse(gate.prioritizeAnnounced(0, announcement.sequenceNumber()), "moved once only");
+
+        receive(channel, 3, "a3"); // after the consumer resumed the producer
+        List<String> rest = takeAll(gate);
+        assertEquals(List.of("0:a0", "0:a1", "0:a3"), only(rest, 0), "the overtaken data, then the rest, in order");
+        assertEquals(List.of("1:b0"), only(rest, 1));
+    }
+
+    @Test
+    void prioritizeAnnounced_afterTheEventWasTaken_orForANumberNeverAnnounced_movesNothing() throws Exception {
+        SingleInputGate gate = remote.gate(1, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, "a0");
+        receiveAnnounced(channel, 1, "barrier");
+        Element announcement = Element.take(gate);
+
+        assertFalse(gate.prioritizeAnnounced(0, announcement.sequenceNumber() + 1), "no such announcement");
+        assertEquals(List.of("0:a0", "0:event barrier"), takeAll(gate));
+        assertFalse(gate.prioritizeAnnounced(0, announcement.sequenceNumber()), "the event was taken in its place");
+        assertFalse(gate.priorityEventWakeUpFuture().isDone(), "a refused move announces nothing");
+        assertThrows(IndexOutOfBoundsException.class, () -> gate.prioritizeAnnounced(1, 0));
+    }
+
+    @Test
+    void aMovedEvent_endsPersistingWhereItWasReceived_theDataBeforeItIsPersistedOnce_nothingAfter()
+            throws Exception {
+        SingleInputGate gate = remote.gate(1, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        RecordingSink sink = RecordingSink.recyclingAtOnce();
+        gate.startPersisting(BARRIER, sink);
+        receive(channel, 0, "a0");
+        receive(channel, 1, "a1");
+        receiveAnnounced(channel, 2, "barrier");
+
+        Element announcement = Element.take(gate);
+        assertEquals(List.of(), sink.texts(0), "an announcement is no event of the stream: it ends nothing");
+        assertTrue(gate.prioritizeAnnounced(0, announcement.sequenceNumber()));
+        assertEquals("0:priority barrier", take(gate));
+        assertEquals(List.of("a0", "a1"), sink.texts(0), "the data the moved event overtook, at its take");
+        receive(channel, 3, "a3");
+        assertEquals(List.of("0:a0", "0:a1", "0:a3"), takeAll(gate));
+        assertEquals(List.of("a0", "a1"), sink.texts(0), "each once, and nothing after the event");
+    }
+
+    @Test
+    void persistingStartedAfterTheMove_handsTheDataBeforeTheMovedEvent_atTheCallOnly() throws Exception {
+        SingleInputGate gate = remote.gate(1, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, "a0");
+        receive(channel, 1, "a1");
+        receiveAnnounced(channel, 2, "barrier");
+        assertTrue(gate.prioritizeAnnounced(0, Element.take(gate).sequenceNumber()));
+
+        RecordingSink sink = RecordingSink.recyclingAtOnce();
+        gate.startPersisting(BARRIER, sink);
+        assertEquals(List.of("a0", "a1"), sink.texts(0), "held before the held moved event");
+        receive(channel, 3, "a3");
+        assertEquals(List.of("0:priority barrier", "0:a0", "0:a1", "0:a3"), takeAll(gate));
+        assertEquals(List.of("a0", "a1"), sink.texts(0), "nothing more");
+    }
+
+    @Test
+    void persistingStartedAfterTheMovedEventWasTaken_handsTheDataItOvertook_once() throws Exception {
+        SingleInputGate gate = remote.gate(1, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, "a0");
+        receive(channel, 1, "a1");
+        receiveAnnounced(channel, 2, "barrier");
+        assertTrue(gate.prioritizeAnnounced(0, Element.take(gate).sequenceNumber()));
+        assertEquals("0:priority barrier", take(gate), "the barrier that starts the checkpoint");
+
+        RecordingSink sink = RecordingSink.recyclingAtOnce();
+        gate.startPersisting(BARRIER, sink);
+        assertEquals(List.of("a0", "a1"), sink.texts(0), "the held data received before the barrier");
+        receive(channel, 3, "a3");
+        assertEquals(List.of("0:a0", "0:a1", "0:a3"), takeAll(gate));
+        assertEquals(List.of("a0", "a1"), sink.texts(0), "nothing more");
+    }
+
+    @Test
+    void anEventLeftInItsPlace_endsPersistingThere_asAnyHeldEvent() throws Exception {
+        SingleInputGate gate = remote.gate(1, 8, 0);
+        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
+        receive(channel, 0, "a0");
+        receiveAnnounced(channel, 1, "barrier");
+        Element.take(gate);
+        RecordingSink sink = RecordingSink.recyclingAtOnce();
+
+        gate.startPersisting(BARRIER, sink);
+        assertEquals(List.of("a0"), sink.texts(0));
+        assertEquals(List.of("0:a0", "0:event barrier"), takeAll(gate));
+        assertEquals(List.of("a0"), sink.texts(0));
+    }
+
+    @Test
+    void announcementsAndMovedEventsNeverTakenAreReleasedWithTheGate() throws Exception {
+        SingleInputGate gate = remote.gate(2, 8, 0);
+        RemoteInputChannel announcedOnly = RemoteChannels.channel(gate, 0);
+        RemoteInputChannel moved = RemoteChannels.channel(gate, 1);
+        receive(announcedOnly, 0, "a0");
+        receiveAnnounced(announcedOnly, 1, "barrier");
+        receive(moved, 0, "b0");
+        receiveAnnounced(moved, 1, "barrier");
+        List<Element> announcements = List.of(Element.take(gate), Element.take(gate));
+        for (Element announcement : announcements) {
+            if (announcement.channel() == 1) {
+                assertTrue(gate.prioritizeAnnounced(1, announcement.sequenceNumber()));
+            }
+        }
+        receiveAnnounced(announcedOnly, 2, "next"); // announced, never taken
+        gate.close();
+        // remote.close() (after each test) asserts that every segment is back in the global pool.
+    }
+
+    @Test
+    void aUnion_prioritizesOnTheGateThatOwnsTheChannel() throws Exception {
+        SingleInputGate first = remote.gate(1, 8, 0);
+        SingleInputGate second = remote.gate(2, 8, 0);
+        UnionInputGate union = new UnionInputGate(List.of(first, second));
+        opened.add(union);
+        RemoteInputChannel channel = RemoteChannels.channel(second, 1);
+        receive(channel, 0, "c0");
+        receiveAnnounced(channel, 1, "barrier");
+
+        Element announcement = Element.take(union);
+        assertTrue(announcement.announcement() && announcement.channel() == 2, "" + announcement);
+        assertTrue(union.prioritizeAnnounced(2, announcement.sequenceNumber()));
+        assertEquals(List.of("2:priority barrier", "2:c0"), takeAll(union));
+        assertFalse(union.prioritizeAnnounced(0, announcement.sequenceNumber()), "channel 0 announced nothing");
+    }
+
+    @Test
+    void aLocalChannel_announcesNothing_andItsEventStaysInPlace() throws Exception {
+        ResultPartition partition = fixture.setUpPartition(1);
+        SingleInputGate gate = localGates.setUpGate(0, partition.partitionId());
+        opened.add(gate);
+        partition.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
+        AnnouncedEvents.queue(partition, utf8("barrier"));
+        partition.emitRecord(TestRecords.record(0, 1, PartitionFixture.ONE_BUFFER_RECORD), 0);
+        partition.flushAll();
+
+        GateElement data = GateElement.poll(gate);
+        assertNotNull(data);
+        assertFalse(data.isEvent(), "the record first: no announcement ahead of it");
+        assertFalse(gate.prioritizeAnnounced(0, 0), "a local channel holds nothing it could move");
+        BufferOrEvent event = gate.pollNext().orElseThrow();
+        try {
+            assertTrue(event.isEvent() && !event.isPriority() && !event.isAnnouncement(), "" + event);
+            assertEquals("barrier", utf8(event.data()));
+        } finally {
+            event.recycle();
+        }
+        assertNull(GateElement.poll(gate), "the subpartition is blocked after the event until resumed");
+        gate.resumeConsumption(0);
+        GateElement after = GateElement.poll(gate);
+        assertTrue(after != null && !after.isEvent(), "the record after the event, once resumed: " + after);
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------------------------
+
+    /** An element a gate handed out, copied; its buffer recycled. */
+    private record Element(int channel, boolean event, boolean priority, boolean announcement, int sequenceNumber,
+                           String text) {
+
+        static Element take(InputGate gate) throws Exception {
+            BufferOrEvent element = gate.pollNext().orElseThrow();
+            try {
+                return new Element(element.channelIndex(), element.isEvent(), element.isPriority(),
+                        element.isAnnouncement(), element.announcedSequenceNumber(), utf8(element.data()));
+            } finally {
+                element.recycle();
+            }
+        }
+    }
+
+    /** The next element as "channel:text" ("channel:priority text", "channel:event text"), recycled; or null. */
+    private static String take(InputGate gate) throws Exception {
+        Optional<BufferOrEvent> next = gate.pollNext();
+        if (next.isEmpty()) {
+            return null;
+        }
+        BufferOrEvent element = next.get();
+        try {
+            assertFalse(element.isAnnouncement(), "no announcement expected here: " + element);
+            String kind = element.isPriority() ? "priority " : element.isEvent() ? "event " : "";
+            return element.channelIndex() + ":" + kind + utf8(element.data());
+        } finally {
+            element.recycle();
+        }
+    }
+
+    private static List<String> takeAll(InputGate gate) throws Exception {
+        List<String> taken = new ArrayList<>();
+        for (String next = take(gate); next != null; next = take(gate)) {
+            taken.add(next);
+        }
+        return taken;
+    }
+
+    /** The elements of {@code channel} among {@code taken}, in order. */
+    private static List<String> only(List<String> taken, int channel) {
+        List<String> of = new ArrayList<>();
+        for (String each : taken) {
+            if (each.startsWith(channel + ":")) {
+                of.add(each);
+            }
+        }
+        return of;
+    }
+
+    /** The event loop's part of a data buffer: fills one of the channel's buffers and hands it over. */
+    private static void receive(RemoteInputChannel channel, int sequenceNumber, String payload) {
+        Buffer buffer = channel.requestBuffer();
+        assertNotNull(buffer, "the channel has a buffer for sequence number " + sequenceNumber);
+        byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+        buffer.getMemorySegment().put(0, bytes, 0, bytes.length);
+        buffer.setSize(bytes.length);
+        channel.onBuffer(buffer, sequenceNumber, 0, false);
+    }
+
+    private static void receiveAnnounced(RemoteInputChannel channel, int sequenceNumber, String payload) {
+        receiveEvent(channel, sequenceNumber, payload, EventSerializer::announcedBlockingUserEvent);
+    }
+
+    private static void receiveEvent(RemoteInputChannel channel, int sequenceNumber, String payload,
+                                     java.util.function.Function<ByteBuffer, Buffer> serializer) {
+        channel.onBuffer(serializer.apply(utf8(payload)), sequenceNumber, 0, false);
+    }
+
+    private static ByteBuffer utf8(String text) {
+        return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String utf8(ByteBuffer bytes) {
+        return StandardCharsets.UTF_8.decode(bytes.duplicate()).toString();
+    }
+}
