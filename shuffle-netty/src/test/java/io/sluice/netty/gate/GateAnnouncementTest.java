@@ -1,5 +1,10 @@
 package io.sluice.netty.gate;
 
+import static io.sluice.netty.gate.TextElements.receive;
+import static io.sluice.netty.gate.TextElements.receiveEvent;
+import static io.sluice.netty.gate.TextElements.take;
+import static io.sluice.netty.gate.TextElements.takeAll;
+import static io.sluice.netty.gate.TextElements.utf8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -10,7 +15,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
 import io.sluice.api.UnionInputGate;
-import io.sluice.buffers.Buffer;
 import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.partition.AnnouncedEvents;
 import io.sluice.netty.partition.ResultPartition;
@@ -18,10 +22,8 @@ import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Predicate;
 
 import org.junit.jupiter.api.AfterEach;
@@ -58,9 +60,7 @@ class GateAnnouncementTest {
     void anAnnouncedEvent_isAnnouncedAheadOfTheDataBeforeIt_andStillHandedOutInItsPlace() throws Exception {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        receive(channel, 0, "a0");
-        receive(channel, 1, "a1");
-        receiveAnnounced(channel, 2, "barrier");
+        receiveDataThenBarrier(channel, "a0", "a1");
         assertTrue(gate.priorityEventWakeUpFuture().isDone(), "the announcement counts as a priority event");
 
         BufferOrEvent announcement = gate.pollNext().orElseThrow();
@@ -85,8 +85,8 @@ class GateAnnouncementTest {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         receiveAnnounced(channel, 0, "first");
-        receiveEvent(channel, 1, "blocking", EventSerializer::blockingUserEvent);
-        receiveEvent(channel, 2, "plain", EventSerializer::userEvent);
+        channel.onBuffer(EventSerializer.blockingUserEvent(utf8("blocking")), 1, 0, false);
+        receiveEvent(channel, 2, "plain", false);
         receiveAnnounced(channel, 3, "second");
 
         Element first = Element.take(gate);
@@ -103,9 +103,7 @@ class GateAnnouncementTest {
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         RemoteInputChannel other = RemoteChannels.channel(gate, 1);
         receive(other, 0, "b0");
-        receive(channel, 0, "a0");
-        receive(channel, 1, "a1");
-        receiveAnnounced(channel, 2, "barrier");
+        receiveDataThenBarrier(channel, "a0", "a1");
         Element announcement = Element.take(gate);
         assertTrue(announcement.announcement(), "" + announcement);
         assertFalse(gate.priorityEventWakeUpFuture().isDone());
@@ -128,8 +126,7 @@ class GateAnnouncementTest {
     void prioritizeAnnounced_afterTheEventWasTaken_orForANumberNeverAnnounced_movesNothing() throws Exception {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        receive(channel, 0, "a0");
-        receiveAnnounced(channel, 1, "barrier");
+        receiveDataThenBarrier(channel, "a0");
         Element announcement = Element.take(gate);
 
         assertFalse(gate.prioritizeAnnounced(0, announcement.sequenceNumber() + 1), "no such announcement");
@@ -146,9 +143,7 @@ class GateAnnouncementTest {
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         RecordingSink sink = RecordingSink.recyclingAtOnce();
         gate.startPersisting(BARRIER, sink);
-        receive(channel, 0, "a0");
-        receive(channel, 1, "a1");
-        receiveAnnounced(channel, 2, "barrier");
+        receiveDataThenBarrier(channel, "a0", "a1");
 
         Element announcement = Element.take(gate);
         assertEquals(List.of(), sink.texts(0), "an announcement is no event of the stream: it ends nothing");
@@ -164,9 +159,7 @@ class GateAnnouncementTest {
     void persistingStartedAfterTheMove_handsTheDataBeforeTheMovedEvent_atTheCallOnly() throws Exception {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        receive(channel, 0, "a0");
-        receive(channel, 1, "a1");
-        receiveAnnounced(channel, 2, "barrier");
+        receiveDataThenBarrier(channel, "a0", "a1");
         assertTrue(gate.prioritizeAnnounced(0, Element.take(gate).sequenceNumber()));
 
         RecordingSink sink = RecordingSink.recyclingAtOnce();
@@ -181,9 +174,7 @@ class GateAnnouncementTest {
     void persistingStartedAfterTheMovedEventWasTaken_handsTheDataItOvertook_once() throws Exception {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        receive(channel, 0, "a0");
-        receive(channel, 1, "a1");
-        receiveAnnounced(channel, 2, "barrier");
+        receiveDataThenBarrier(channel, "a0", "a1");
         assertTrue(gate.prioritizeAnnounced(0, Element.take(gate).sequenceNumber()));
         assertEquals("0:priority barrier", take(gate), "the barrier that starts the checkpoint");
 
@@ -199,8 +190,7 @@ class GateAnnouncementTest {
     void anEventLeftInItsPlace_endsPersistingThere_asAnyHeldEvent() throws Exception {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        receive(channel, 0, "a0");
-        receiveAnnounced(channel, 1, "barrier");
+        receiveDataThenBarrier(channel, "a0");
         Element.take(gate);
         RecordingSink sink = RecordingSink.recyclingAtOnce();
 
@@ -215,10 +205,8 @@ class GateAnnouncementTest {
         SingleInputGate gate = remote.gate(2, 8, 0);
         RemoteInputChannel announcedOnly = RemoteChannels.channel(gate, 0);
         RemoteInputChannel moved = RemoteChannels.channel(gate, 1);
-        receive(announcedOnly, 0, "a0");
-        receiveAnnounced(announcedOnly, 1, "barrier");
-        receive(moved, 0, "b0");
-        receiveAnnounced(moved, 1, "barrier");
+        receiveDataThenBarrier(announcedOnly, "a0");
+        receiveDataThenBarrier(moved, "b0");
         List<Element> announcements = List.of(Element.take(gate), Element.take(gate));
         for (Element announcement : announcements) {
             if (announcement.channel() == 1) {
@@ -237,8 +225,7 @@ class GateAnnouncementTest {
         UnionInputGate union = new UnionInputGate(List.of(first, second));
         opened.add(union);
         RemoteInputChannel channel = RemoteChannels.channel(second, 1);
-        receive(channel, 0, "c0");
-        receiveAnnounced(channel, 1, "barrier");
+        receiveDataThenBarrier(channel, "c0");
 
         Element announcement = Element.take(union);
         assertTrue(announcement.announcement() && announcement.channel() == 2, "" + announcement);
@@ -291,30 +278,6 @@ class GateAnnouncementTest {
         }
     }
 
-    /** The next element as "channel:text" ("channel:priority text", "channel:event text"), recycled; or null. */
-    private static String take(InputGate gate) throws Exception {
-        Optional<BufferOrEvent> next = gate.pollNext();
-        if (next.isEmpty()) {
-            return null;
-        }
-        BufferOrEvent element = next.get();
-        try {
-            assertFalse(element.isAnnouncement(), "no announcement expected here: " + element);
-            String kind = element.isPriority() ? "priority " : element.isEvent() ? "event " : "";
-            return element.channelIndex() + ":" + kind + utf8(element.data());
-        } finally {
-            element.recycle();
-        }
-    }
-
-    private static List<String> takeAll(InputGate gate) throws Exception {
-        List<String> taken = new ArrayList<>();
-        for (String next = take(gate); next != null; next = take(gate)) {
-            taken.add(next);
-        }
-        return taken;
-    }
-
     /** The elements of {@code channel} among {@code taken}, in order. */
     private static List<String> only(List<String> taken, int channel) {
         List<String> of = new ArrayList<>();
@@ -326,30 +289,15 @@ class GateAnnouncementTest {
         return of;
     }
 
-    /** The event loop's part of a data buffer: fills one of the channel's buffers and hands it over. */
-    private static void receive(RemoteInputChannel channel, int sequenceNumber, String payload) {
-        Buffer buffer = channel.requestBuffer();
-        assertNotNull(buffer, "the channel has a buffer for sequence number " + sequenceNumber);
-        byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
-        buffer.getMemorySegment().put(0, bytes, 0, bytes.length);
-        buffer.setSize(bytes.length);
-        channel.onBuffer(buffer, sequenceNumber, 0, false);
+    /** The event loop's part of the data buffers {@code data}, then of an announced event "barrier". */
+    private static void receiveDataThenBarrier(RemoteInputChannel channel, String... data) {
+        for (int i = 0; i < data.length; i++) {
+            receive(channel, i, data[i]);
+        }
+        receiveAnnounced(channel, data.length, "barrier");
     }
 
     private static void receiveAnnounced(RemoteInputChannel channel, int sequenceNumber, String payload) {
-        receiveEvent(channel, sequenceNumber, payload, EventSerializer::announcedBlockingUserEvent);
-    }
-
-    private static void receiveEvent(RemoteInputChannel channel, int sequenceNumber, String payload,
-                                     java.util.function.Function<ByteBuffer, Buffer> serializer) {
-        channel.onBuffer(serializer.apply(utf8(payload)), sequenceNumber, 0, false);
-    }
-
-    private static ByteBuffer utf8(String text) {
-        return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static String utf8(ByteBuffer bytes) {
-        return StandardCharsets.UTF_8.decode(bytes.duplicate()).toString();
+        channel.onBuffer(EventSerializer.announcedBlockingUserEvent(utf8(payload)), sequenceNumber, 0, false);
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.netty.gate;
 
+import static io.sluice.netty.gate.TextElements.utf8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,8 +9,6 @@ import io.sluice.api.BufferOrEvent;
 import io.sluice.buffers.Buffer;
 import io.sluice.netty.event.EventSerializer;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -228,10 +227,6 @@ class GatePriorityFutureTest {
         data.getMemorySegment().put(0, new byte[] {1, 2, 3}, 0, 3);
         data.setSize(3);
         return data;
-    }
-
-    private static ByteBuffer utf8(String payload) {
-        return ByteBuffer.wrap(payload.getBytes(StandardCharsets.UTF_8));
     }
 
     private static Buffer userEvent(String payload) {
