@@ -29,6 +29,8 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Announced blocking events at the consumer (docs/contract.md section 11, {@code InputGate.prioritizeAnnounced}): a
@@ -155,34 +157,25 @@ class GateAnnouncementTest {
         assertEquals(List.of("a0", "a1"), sink.texts(0), "each once, and nothing after the event");
     }
 
-    @Test
-    void persistingStartedAfterTheMove_handsTheDataBeforeTheMovedEvent_atTheCallOnly() throws Exception {
+    @ParameterizedTest(name = "the moved event taken before the start: {0}")
+    @ValueSource(booleans = {false, true})
+    void persistingStartedAfterTheMove_handsTheDataTheMovedEventOvertook_atTheCallOnly(boolean takenFirst)
+            throws Exception {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         receiveDataThenBarrier(channel, "a0", "a1");
         assertTrue(gate.prioritizeAnnounced(0, Element.take(gate).sequenceNumber()));
+        List<String> taken = new ArrayList<>();
+        if (takenFirst) {
+            taken.add(take(gate)); // the barrier that starts the checkpoint
+        }
 
         RecordingSink sink = RecordingSink.recyclingAtOnce();
         gate.startPersisting(BARRIER, sink);
-        assertEquals(List.of("a0", "a1"), sink.texts(0), "held before the held moved event");
+        assertEquals(List.of("a0", "a1"), sink.texts(0), "the data held, received before the moved event");
         receive(channel, 3, "a3");
-        assertEquals(List.of("0:priority barrier", "0:a0", "0:a1", "0:a3"), takeAll(gate));
-        assertEquals(List.of("a0", "a1"), sink.texts(0), "nothing more");
-    }
-
-    @Test
-    void persistingStartedAfterTheMovedEventWasTaken_handsTheDataItOvertook_once() throws Exception {
-        SingleInputGate gate = remote.gate(1, 8, 0);
-        RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
-        receiveDataThenBarrier(channel, "a0", "a1");
-        assertTrue(gate.prioritizeAnnounced(0, Element.take(gate).sequenceNumber()));
-        assertEquals("0:priority barrier", take(gate), "the barrier that starts the checkpoint");
-
-        RecordingSink sink = RecordingSink.recyclingAtOnce();
-        gate.startPersisting(BARRIER, sink);
-        assertEquals(List.of("a0", "a1"), sink.texts(0), "the held data received before the barrier");
-        receive(channel, 3, "a3");
-        assertEquals(List.of("0:a0", "0:a1", "0:a3"), takeAll(gate));
+        taken.addAll(takeAll(gate));
+        assertEquals(List.of("0:priority barrier", "0:a0", "0:a1", "0:a3"), taken);
         assertEquals(List.of("a0", "a1"), sink.texts(0), "nothing more");
     }
 

@@ -55,11 +55,12 @@ class GateAnnouncementTransportTest {
         InputGate gate = environments.setUpGate(environment, 0, writer);
         RecordingSink sink = RecordingSink.recyclingAtOnce();
 
-        emit(writer, 0, 3);
+        EnvironmentFixture.emitWholeBuffers(writer, 0, 3);
         Await.until(() -> gate.metrics().queuedBuffers() == 3, "three buffers queued for the consumer");
         gate.startPersisting(BARRIER, sink);
         AnnouncedEvents.queue(writer, ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)));
-        emit(writer, 3, 2); // behind the event: held by the producer until the consumer resumes
+        // Behind the event: held by the producer until the consumer resumes.
+        EnvironmentFixture.emitWholeBuffers(writer, 3, 2);
 
         List<Integer> before = new ArrayList<>();
         if (remote) {
@@ -110,14 +111,6 @@ class GateAnnouncementTransportTest {
         }
     }
 
-    /** Emits records {@code first..first+count-1}, each filling one buffer, and flushes. Producer thread. */
-    private static void emit(ResultPartitionWriter writer, int first, int count) throws Exception {
-        for (int i = first; i < first + count; i++) {
-            writer.emitRecord(TestRecords.record(0, i, EnvironmentFixture.ONE_BUFFER_RECORD), 0);
-        }
-        writer.flushAll();
-    }
-
     /** Takes {@code count} data buffers, returning the number of the record each holds. Consumer thread. */
     private static List<Integer> take(InputGate gate, int count) throws Exception {
         List<Integer> taken = new ArrayList<>();
@@ -133,7 +126,7 @@ class GateAnnouncementTransportTest {
         return taken;
     }
 
-    /** The number of the one record a buffer of {@link #emit} holds, checked byte for byte. */
+    /** The number of the one record a buffer of {@link EnvironmentFixture#emitWholeBuffers} holds, checked byte for byte. */
     private static int recordIn(byte[] buffer) {
         List<byte[]> records = TestRecords.decodeFramed(buffer);
         assertEquals(1, records.size(), "one record a buffer");
