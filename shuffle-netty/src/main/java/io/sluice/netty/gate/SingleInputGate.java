@@ -776,13 +776,13 @@ public final class SingleInputGate implements InputGate {
      * {@inheritDoc}
      *
      * <p>Only a remote channel announces events: it moves the event's bytes to its priority elements (behind any it
-     * holds already, ahead of all its data) and the gate counts one more priority element of the channel, as for a priority event received, so the priority
-     * future completes and the channel leads the queue. The moved event keeps its place for persisting: the data it
-     * overtook in the channel goes to the sink when the consumer takes the event, or at {@link #startPersisting} while
-     * the channel still holds it. A local channel's producer moves an event in its own subpartition; here it returns
-     * false. An announcement is always handed out before its event (a channel hands out priority elements first);
-     * when the consumer took the event in its place before calling this, it returns false, and an engine treats such
-     * an announcement as done.
+     * holds already, ahead of all its data) and the gate counts one more priority element of the channel, as for a
+     * priority event received, so the priority future completes and the channel leads the queue. The moved event keeps
+     * its place for persisting: the data it overtook in the channel goes to the sink when the consumer takes the event,
+     * or at {@link #startPersisting} while the channel still holds it. A local channel's producer moves an event in its
+     * own subpartition; here it returns false. An announcement is always handed out before its event (a channel hands
+     * out priority elements first); when the consumer took the event in its place before calling this, it returns
+     * false, and an engine treats such an announcement as done.
      */
     @Override
     public boolean prioritizeAnnounced(int channelIndex, int sequenceNumber) {

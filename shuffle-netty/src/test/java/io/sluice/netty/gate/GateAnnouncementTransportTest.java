@@ -126,7 +126,7 @@ class GateAnnouncementTransportTest {
         return taken;
     }
 
-    /** The number of the one record a buffer of {@link EnvironmentFixture#emitWholeBuffers} holds, checked byte for byte. */
+    /** The number of the one record a buffer holds ({@link EnvironmentFixture#emitWholeBuffers}), byte for byte. */
     private static int recordIn(byte[] buffer) {
         List<byte[]> records = TestRecords.decodeFramed(buffer);
         assertEquals(1, records.size(), "one record a buffer");
