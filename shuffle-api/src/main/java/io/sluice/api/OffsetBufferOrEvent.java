@@ -33,6 +33,16 @@ final class OffsetBufferOrEvent implements BufferOrEvent {
     }
 
     @Override
+    public boolean isAnnouncement() {
+        return delegate.isAnnouncement();
+    }
+
+    @Override
+    public int announcedSequenceNumber() {
+        return delegate.announcedSequenceNumber();
+    }
+
+    @Override
     public ByteBuffer data() {
         return delegate.data();
     }

@@ -505,6 +505,13 @@ public final class UnionInputGate implements InputGate {
         }
     }
 
+    /** Moves an announced event of the union's channel {@code channelIndex} on the gate that owns it. */
+    @Override
+    public boolean prioritizeAnnounced(int channelIndex, int sequenceNumber) {
+        int gate = gateOf(channelIndex);
+        return gates.get(gate).prioritizeAnnounced(channelIndex - channelOffsets[gate], sequenceNumber);
+    }
+
     /**
      * {@inheritDoc}
      *

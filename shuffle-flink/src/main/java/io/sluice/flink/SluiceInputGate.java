@@ -11,6 +11,7 @@ import org.apache.flink.runtime.io.AvailabilityProvider;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
+import org.apache.flink.runtime.io.network.api.EventAnnouncement;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
@@ -55,7 +56,9 @@ import java.util.function.Function;
  *
  * <p>Unaligned checkpoints: {@link #checkpointStarted} has the Sluice gate persist, per channel, the data before
  * that channel's barrier that the task had not taken yet (queued, or arriving later), into Flink's channel-state
- * writer; {@link #checkpointStopped} ends it.
+ * writer; {@link #checkpointStopped} ends it. An aligned barrier that may time out, received over the network, is
+ * announced to Flink ({@link EventAnnouncement}, a priority event ahead of the data before the barrier), and
+ * {@link #convertToPriorityEvent} moves that barrier ahead of the data on Flink's alignment timeout.
  *
  * <p>Threads: the read, resume, acknowledge and checkpoint methods are called by the task's mailbox thread only;
  * {@link #close()}, {@link #isFinished()} and the futures may be used from any thread.
@@ -421,14 +424,17 @@ public final class SluiceInputGate extends IndexedInputGate {
     }
 
     /**
-     * Flink asks this only for a channel that announced an aligned barrier still queued behind data, which is how
-     * Flink's own channels let a consumer time out an aligned checkpoint; Sluice's channels announce none, so a call
-     * is a bug.
+     * An aligned barrier this gate announced ({@link EventAnnouncement}) is to overtake the data before it: Flink's
+     * barrier handler asks this when the alignment times out, for each channel whose barrier it has seen announced
+     * but not received. Sluice's gate moves the barrier ahead of that data ({@code prioritizeAnnounced}); it then
+     * reaches Flink as a priority event that is still the aligned barrier, as Flink's own remote channel moves it.
+     * Nothing happens for a channel that holds no such barrier: an in-process channel (it announces nothing; the
+     * producer's own timeout moves the barrier in its subpartition) or a barrier the task took in its place already.
+     * Task thread.
      */
     @Override
     public void convertToPriorityEvent(int channelIndex, int sequenceNumber) {
-        throw new IllegalStateException("gate " + gateIndex + " of " + ownerName + " announced no barrier on channel "
-                + channelIndex + " (sequence number " + sequenceNumber + "): Sluice channels announce none");
+        sluice.prioritizeAnnounced(toSluiceChannel[channelIndex], sequenceNumber);
     }
 
     /**
@@ -486,6 +492,7 @@ public final class SluiceInputGate extends IndexedInputGate {
         AbstractEvent event;
         int size;
         boolean priority = next.isPriority(); // read while the element is held
+        int announced = next.isAnnouncement() ? next.announcedSequenceNumber() : -1;
         try {
             ByteBuffer payload = next.data();
             size = payload.remaining();
@@ -493,7 +500,11 @@ public final class SluiceInputGate extends IndexedInputGate {
         } finally {
             next.recycle();
         }
-        if (event instanceof EndOfPartitionEvent) {
+        if (announced >= 0) {
+            // Sluice announced an aligned barrier received behind data: Flink's barrier handler learns of it as from
+            // its own remote channel, and may ask for it to be moved (convertToPriorityEvent with this number).
+            event = new EventAnnouncement(event, announced);
+        } else if (event instanceof EndOfPartitionEvent) {
             if (++endsOfPartition[channel] < subpartitionsRead(channel)) {
                 return null;
             }

@@ -12,6 +12,13 @@ import io.sluice.buffers.Buffer;
  * @param moreAvailable the channel can hand out another element right now
  * @param backlog       the sender's backlog announced with this buffer (0 for local channels' own view)
  * @param priority      {@code buffer} is a priority event that overtook the data queued before it
+ * @param announcement  for an announcement (a priority element over an announced event's bytes, {@code priority}
+ *                      true) its sequence number, else -1
  */
-record BufferAndAvailability(Buffer buffer, boolean moreAvailable, int backlog, boolean priority) {
+record BufferAndAvailability(Buffer buffer, boolean moreAvailable, int backlog, boolean priority, int announcement) {
+
+    /** An element that is no announcement. */
+    BufferAndAvailability(Buffer buffer, boolean moreAvailable, int backlog, boolean priority) {
+        this(buffer, moreAvailable, backlog, priority, -1);
+    }
 }

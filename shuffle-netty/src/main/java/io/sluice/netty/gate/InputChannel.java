@@ -134,6 +134,18 @@ public abstract class InputChannel {
         return ChannelPersister.UNPLACED;
     }
 
+    /**
+     * Moves the announced event {@code sequenceNumber} this channel holds ahead of the data before it (see
+     * {@link SingleInputGate#prioritizeAnnounced}); the gate then counts one more priority element of the channel.
+     * False by default: only a remote channel announces events (a local one reads its producer's subpartition, where
+     * the producer itself moves an event). Consumer thread.
+     *
+     * @return whether the event was moved
+     */
+    boolean prioritizeAnnounced(int sequenceNumber) {
+        return false;
+    }
+
     /** Reserves what the channel needs before its request; nothing by default. Consumer thread. */
     void setup() throws IOException {
     }

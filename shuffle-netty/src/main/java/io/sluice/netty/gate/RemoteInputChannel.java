@@ -45,6 +45,12 @@ import java.util.function.IntConsumer;
  * {@code requestLock} the request state; none is held while calling the gate or Netty. {@code buffersLock} is held
  * while asking the floating pool for a buffer or registering as its listener: the pool never calls a listener
  * under its own lock, so the two locks are never taken in the other order.
+ *
+ * <p>Announced events ({@link EventSerializer.EventType#ANNOUNCED_BLOCKING_USER_EVENT}): the event is queued in its
+ * place like any blocking event, and an announcement over the same bytes joins the priority elements, so the
+ * consumer learns of it ahead of the data before it; {@link #prioritizeAnnounced} can then move the event itself
+ * ahead of that data. Both keep the event's place for {@link ChannelPersister}. The producer sends nothing after
+ * such an event until the consumer resumes it, so an announced event is normally the last thing the channel holds.
  */
 public final class RemoteInputChannel extends InputChannel implements BufferRecycler, BufferListener {
 
@@ -81,11 +87,26 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
      */
     @GuardedBy("receivedLock")
     private long receivedCount;
-    /** Priority events, handed out before {@link #received}. */
+    /**
+     * Priority elements, handed out before {@link #received}: priority events, announcements of the announced events
+     * in {@link #received}, and those events once moved ahead ({@link #prioritizeAnnounced}).
+     */
     @GuardedBy("receivedLock")
     private final ArrayDeque<PriorityEvent> receivedPriority = new ArrayDeque<>();
-    /** Where the priority event the consumer took last was received. Consumer thread. */
-    private long lastTakenPriorityMark;
+    /**
+     * The announced events still in {@link #received}, in stream order. A moved one ({@link #prioritizeAnnounced})
+     * stays there, keeping the places of what follows it, until it is the head of the queue: then it is dropped
+     * (its moved copy is what the consumer gets), so the head of {@link #received} is never a moved event.
+     */
+    @GuardedBy("receivedLock")
+    private final ArrayDeque<AnnouncedEvent> announcedHeld = new ArrayDeque<>();
+    /** The number of the next announcement; never negative. */
+    @GuardedBy("receivedLock")
+    private int nextAnnouncement;
+    /** The place (see {@link ChannelPersister}) of the priority event the consumer took last. Consumer thread. */
+    private long lastTakenPriorityPlace;
+    /** The place of the data buffer or non-priority event the consumer took last. Consumer thread. */
+    private long lastTakenPlace;
     /** User events received and not yet taken by the consumer; at most ResultPartitionWriter.MAX_QUEUED_EVENTS. */
     @GuardedBy("receivedLock")
     private int queuedEvents;
@@ -328,13 +349,16 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
      * returns true and the caller must call {@link #notifyChannelNonEmpty()} soon, with no lock held. The connection's
      * handler does so once its read has decoded everything the socket had, so that a consumer that drains faster
      * than buffers arrive is woken once per read rather than once per buffer (every wake-up is a system call on
-     * both threads). Priority events and failures still tell the gate at once. Event loop.
+     * both threads). Priority events, announcements and failures still tell the gate at once. Event loop.
      */
     public boolean receive(Buffer buffer, int sequenceNumber, int backlog, boolean priority) {
         boolean recycle = false;
         boolean tooManyEvents = false;
         boolean notify = false;
         boolean userEvent = !buffer.isBuffer() && (priority || !EventSerializer.isEndOfPartition(buffer));
+        // A transport hands over only events of known types: typeOf does not throw here.
+        boolean announced = userEvent && !priority
+                && EventSerializer.typeOf(buffer) == EventSerializer.EventType.ANNOUNCED_BLOCKING_USER_EVENT;
         int expected = expectedSequenceNumber;
         synchronized (receivedLock) {
             if (released) {
@@ -352,10 +376,13 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
                 }
                 expectedSequenceNumber = expected + 1;
                 if (priority) {
-                    receivedPriority.add(new PriorityEvent(buffer, receivedCount));
+                    receivedPriority.add(new PriorityEvent(buffer, 2 * receivedCount, -1));
                     notify = true;
                 } else {
                     received.add(buffer);
+                    if (announced) {
+                        announceLocked(buffer);
+                    }
                     receivedCount++;
                     notify = received.size() + receivedPriority.size() == 1;
                 }
@@ -385,13 +412,81 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         if (!buffer.isBuffer() && !priority && EventSerializer.isEndOfPartition(buffer)) {
             endOfPartitionReceived = true;
         }
-        if (notify && priority) {
+        if ((notify && priority) || (announced && !recycle)) {
             notifyPriorityEvent();
         }
         if (backlog >= 0) {
             onSenderBacklog(backlog);
         }
         return notify && !priority;
+    }
+
+    /**
+     * Queues an announcement of the announced event {@code event}, just added to {@link #received} as number
+     * {@link #receivedCount}: a priority element over the same bytes (a retained read-only slice, the
+     * announcement's own reference), placed where the event is. Event loop.
+     */
+    @GuardedBy("receivedLock")
+    private void announceLocked(Buffer event) {
+        int sequenceNumber = nextAnnouncement;
+        nextAnnouncement = (sequenceNumber + 1) & Integer.MAX_VALUE;
+        long place = 2 * receivedCount + 1;
+        announcedHeld.add(new AnnouncedEvent(event, place, sequenceNumber));
+        receivedPriority.add(new PriorityEvent(event.readOnlySlice().retainBuffer(), place, sequenceNumber));
+    }
+
+    /**
+     * Moves the announced event {@code sequenceNumber} ahead of the data before it: a copy of it (a retained
+     * read-only slice) joins the priority elements, at the place where it was received, and the event itself stays
+     * in {@link #received} until the consumer reaches it there and drops it. The caller tells the gate of the new
+     * priority element. Consumer thread.
+     *
+     * @return false when the channel no longer holds the event (taken, moved already, or released)
+     */
+    @Override
+    boolean prioritizeAnnounced(int sequenceNumber) {
+        List<Buffer> dropped;
+        synchronized (receivedLock) {
+            AnnouncedEvent toMove = null;
+            for (AnnouncedEvent announced : announcedHeld) {
+                if (announced.sequenceNumber == sequenceNumber && !announced.moved) {
+                    toMove = announced;
+                    break;
+                }
+            }
+            if (toMove == null || released) {
+                return false;
+            }
+            toMove.moved = true;
+            receivedPriority.add(new PriorityEvent(toMove.event.readOnlySlice().retainBuffer(), toMove.place, -1));
+            dropped = dropMovedHeadLocked();
+        }
+        recycleAll(dropped);
+        return true;
+    }
+
+    /**
+     * Removes the moved events at the head of {@link #received}, if any; returns them for the caller to recycle
+     * (outside the lock).
+     */
+    @GuardedBy("receivedLock")
+    private List<Buffer> dropMovedHeadLocked() {
+        List<Buffer> dropped = List.of();
+        while (!announcedHeld.isEmpty() && announcedHeld.peek().moved
+                && announcedHeld.peek().event == received.peek()) {
+            if (dropped.isEmpty()) {
+                dropped = new ArrayList<>(1);
+            }
+            dropped.add(received.poll());
+            announcedHeld.poll();
+        }
+        return dropped;
+    }
+
+    private static void recycleAll(List<Buffer> buffers) {
+        for (int i = 0; i < buffers.size(); i++) {
+            buffers.get(i).recycleBuffer();
+        }
     }
 
     /**
@@ -455,28 +550,41 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         Buffer next;
         boolean more;
         boolean priority;
+        int announcement = -1;
+        List<Buffer> dropped = List.of();
         synchronized (receivedLock) {
             PriorityEvent priorityEvent = receivedPriority.poll();
             priority = priorityEvent != null;
             if (priority) {
                 next = priorityEvent.event();
-                lastTakenPriorityMark = priorityEvent.receivedBefore();
-                queuedEvents--;
+                announcement = priorityEvent.announcement();
+                if (announcement < 0) {
+                    // An announcement is no event of the stream: its event is counted where it is.
+                    lastTakenPriorityPlace = priorityEvent.place();
+                    queuedEvents--;
+                }
             } else {
+                // Only the consumer removes from the queue: this is the number of the one it takes now.
+                lastTakenPlace = 2 * (receivedCount - received.size()) + 1;
                 next = received.poll();
                 if (next != null && !next.isBuffer() && !EventSerializer.isEndOfPartition(next)) {
                     queuedEvents--;
+                    if (!announcedHeld.isEmpty() && announcedHeld.peek().event == next) {
+                        announcedHeld.poll(); // an announced event taken in its place
+                    }
                 }
+                dropped = dropMovedHeadLocked();
             }
             more = !received.isEmpty() || !receivedPriority.isEmpty();
         }
+        recycleAll(dropped);
         if (next == null) {
             return null;
         }
         if (BufferTrace.ENABLED && next.isBuffer()) {
             BufferTrace.record(BufferTrace.Hop.TAKE, id.hashCode(), -1, next.getMemorySegment());
         }
-        return new BufferAndAvailability(next, more, 0, priority);
+        return new BufferAndAvailability(next, more, 0, priority, announcement);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -487,12 +595,14 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     long collectHeldEvents(List<HeldEvent> events) {
         synchronized (receivedLock) {
             for (PriorityEvent priorityEvent : receivedPriority) {
-                events.add(new HeldEvent(2 * priorityEvent.receivedBefore(),
-                        HeldEvent.copyOf(EventSerializer.payloadOf(priorityEvent.event()))));
+                if (priorityEvent.announcement() < 0) { // an announcement is no event of the stream
+                    events.add(new HeldEvent(priorityEvent.place(),
+                            HeldEvent.copyOf(EventSerializer.payloadOf(priorityEvent.event()))));
+                }
             }
             long number = receivedCount - received.size();
             for (Buffer buffer : received) {
-                if (!buffer.isBuffer() && !EventSerializer.isEndOfPartition(buffer)) {
+                if (!buffer.isBuffer() && !EventSerializer.isEndOfPartition(buffer) && !isMovedLocked(buffer)) {
                     events.add(new HeldEvent(2 * number + 1, HeldEvent.copyOf(EventSerializer.payloadOf(buffer))));
                 }
                 number++;
@@ -520,15 +630,20 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
         return held;
     }
 
+    /** Whether {@code event}, held in {@link #received}, was moved: it is listed among the priority elements. */
+    @GuardedBy("receivedLock")
+    private boolean isMovedLocked(Buffer event) {
+        for (AnnouncedEvent announced : announcedHeld) {
+            if (announced.event == event) {
+                return announced.moved;
+            }
+        }
+        return false;
+    }
+
     @Override
     long placeOfLastTaken(boolean priorityEvent) {
-        if (priorityEvent) {
-            return 2 * lastTakenPriorityMark;
-        }
-        synchronized (receivedLock) {
-            // Only the consumer removes from the queue, so this is the number of the one it took last.
-            return 2 * (receivedCount - received.size() - 1) + 1;
-        }
+        return priorityEvent ? lastTakenPriorityPlace : lastTakenPlace;
     }
 
     @Override
@@ -783,6 +898,7 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
             queued.addAll(received);
             receivedPriority.clear();
             received.clear();
+            announcedHeld.clear();
             queuedEvents = 0;
         }
         List<MemorySegment> exclusiveSegments = new ArrayList<>();
@@ -820,9 +936,32 @@ public final class RemoteInputChannel extends InputChannel implements BufferRecy
     }
 
     /**
-     * A priority event the channel holds, and how many data buffers and non-priority events the channel had
-     * received before it: its place in the stream, although it is handed out ahead of them.
+     * A priority element the channel holds, and its place in the stream (see {@link ChannelPersister}), although it
+     * is handed out ahead of what it overtook: a priority event sits before the data buffer or event received after
+     * it, a moved event and an announcement where the announced event was received.
+     *
+     * @param event        the element's own reference: the event, or a retained slice of an announced one
+     * @param place        its place
+     * @param announcement for an announcement its sequence number, else -1
      */
-    private record PriorityEvent(Buffer event, long receivedBefore) {
+    private record PriorityEvent(Buffer event, long place, int announcement) {
+    }
+
+    /**
+     * An announced event in {@link #received}: the buffer (the queue's reference; compared by identity), its place,
+     * its announcement's number, and whether it was moved ahead. Guarded by {@code receivedLock}.
+     */
+    private static final class AnnouncedEvent {
+
+        final Buffer event;
+        final long place;
+        final int sequenceNumber;
+        boolean moved;
+
+        AnnouncedEvent(Buffer event, long place, int sequenceNumber) {
+            this.event = event;
+            this.place = place;
+            this.sequenceNumber = sequenceNumber;
+        }
     }
 }

@@ -33,14 +33,25 @@ final class ShuffleBufferOrEvent implements BufferOrEvent {
     private final int channelIndex;
     private final Buffer buffer;
     private final boolean priority;
+    /** For an announcement its sequence number, else -1. */
+    private final int announcement;
     /** Set once by the first {@link #recycle()}; written only through {@link #RECYCLED}. */
     @SuppressWarnings("unused")
     private volatile boolean recycled;
 
     ShuffleBufferOrEvent(int channelIndex, Buffer buffer, boolean priority) {
+        this(channelIndex, buffer, priority, -1);
+    }
+
+    /**
+     * @param announcement for an announcement (a priority event over an announced event's bytes) its sequence
+     *                     number, else -1
+     */
+    ShuffleBufferOrEvent(int channelIndex, Buffer buffer, boolean priority, int announcement) {
         this.channelIndex = channelIndex;
         this.buffer = buffer;
         this.priority = priority;
+        this.announcement = announcement;
     }
 
     @Override
@@ -59,6 +70,16 @@ final class ShuffleBufferOrEvent implements BufferOrEvent {
     }
 
     @Override
+    public boolean isAnnouncement() {
+        return announcement >= 0;
+    }
+
+    @Override
+    public int announcedSequenceNumber() {
+        return announcement;
+    }
+
+    @Override
     public ByteBuffer data() {
         return buffer.isBuffer() ? buffer.getNioBufferReadable() : EventSerializer.payloadOf(buffer);
     }
@@ -74,7 +95,8 @@ final class ShuffleBufferOrEvent implements BufferOrEvent {
 
     @Override
     public String toString() {
-        return (priority ? "priority event" : isEvent() ? "event" : "buffer") + " of " + buffer.readableBytes()
+        return (announcement >= 0 ? "announcement " + announcement : priority ? "priority event"
+                : isEvent() ? "event" : "buffer") + " of " + buffer.readableBytes()
                 + " bytes from channel " + channelIndex;
     }
 }

@@ -323,6 +323,11 @@ public final class SingleInputGate implements InputGate {
                 queueChannel(channel, false);
             }
             Buffer buffer = next.buffer();
+            if (next.announcement() >= 0) {
+                // Not an element of the channel's stream (its event comes in its place, or moved): neither counted
+                // as taken nor seen by persisting.
+                return Optional.of(new ShuffleBufferOrEvent(channel.channelIndex(), buffer, true, next.announcement()));
+            }
             if (buffer.isBuffer()) {
                 channel.onDataTaken(buffer.readableBytes());
                 if (persistSink != null) {
@@ -765,6 +770,28 @@ public final class SingleInputGate implements InputGate {
         } catch (RuntimeException e) {
             throw new ShuffleException(channel.describe() + " cannot resume consumption: " + e, e);
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Only a remote channel announces events: it moves the event's bytes to its priority elements (behind any it
+     * holds already, ahead of all its data) and the gate counts one more priority element of the channel, as for a
+     * priority event received, so the priority future completes and the channel leads the queue. The moved event keeps
+     * its place for persisting: the data it overtook in the channel goes to the sink when the consumer takes the event,
+     * or at {@link #startPersisting} while the channel still holds it. A local channel's producer moves an event in its
+     * own subpartition; here it returns false. An announcement is always handed out before its event (a channel hands
+     * out priority elements first); when the consumer took the event in its place before calling this, it returns
+     * false, and an engine treats such an announcement as done.
+     */
+    @Override
+    public boolean prioritizeAnnounced(int channelIndex, int sequenceNumber) {
+        InputChannel channel = channelAt(channelIndex);
+        if (!channel.prioritizeAnnounced(sequenceNumber)) {
+            return false;
+        }
+        notifyPriorityEvent(channel);
+        return true;
     }
 
     private InputChannel channelAt(int channelIndex) {

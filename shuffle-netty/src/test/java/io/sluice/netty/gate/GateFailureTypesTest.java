@@ -98,8 +98,8 @@ class GateFailureTypesTest {
         ShuffleException failure = assertThrows(ShuffleException.class, gate::pollNext);
 
         assertEquals("channel 1 of " + OWNER + " (partition " + partition + ", subpartition 1) received a corrupt "
-                + "event: unknown event tag 67 (known: 0 end-of-partition, 1 user event, 2 blocking user event)",
-                failure.getMessage());
+                + "event: unknown event tag 67 (known: 0 end-of-partition, 1 user event, 2 blocking user event, "
+                + "3 announced blocking user event)", failure.getMessage());
         assertInstanceOf(IllegalArgumentException.class, failure.getCause());
         assertEquals(1, recycled.get(), "the corrupt event's buffer is recycled by the gate");
         assertSame(failure, assertThrows(ShuffleException.class, gate::pollNext), "the channel keeps failing");

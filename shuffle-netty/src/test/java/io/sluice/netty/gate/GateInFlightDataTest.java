@@ -1,5 +1,10 @@
 package io.sluice.netty.gate;
 
+import static io.sluice.netty.gate.TextElements.receive;
+import static io.sluice.netty.gate.TextElements.receiveEvent;
+import static io.sluice.netty.gate.TextElements.take;
+import static io.sluice.netty.gate.TextElements.takeAll;
+import static io.sluice.netty.gate.TextElements.utf8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,14 +16,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InFlightDataSink;
 import io.sluice.api.ShuffleException;
-import io.sluice.buffers.Buffer;
-import io.sluice.netty.event.EventSerializer;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -385,51 +387,5 @@ class GateInFlightDataTest {
             taken.add(next);
         }
         return taken;
-    }
-
-    /** The next element as "channel:text" ("channel:priority text" for a priority event), recycled; or null. */
-    private static String take(SingleInputGate gate) throws Exception {
-        Optional<BufferOrEvent> next = gate.pollNext();
-        if (next.isEmpty()) {
-            return null;
-        }
-        BufferOrEvent element = next.get();
-        try {
-            String kind = element.isPriority() ? "priority " : element.isEvent() ? "event " : "";
-            return element.channelIndex() + ":" + kind + utf8(element.data());
-        } finally {
-            element.recycle();
-        }
-    }
-
-    private static List<String> takeAll(SingleInputGate gate) throws Exception {
-        List<String> taken = new ArrayList<>();
-        for (String next = take(gate); next != null; next = take(gate)) {
-            taken.add(next);
-        }
-        return taken;
-    }
-
-    /** The event loop's part of a data buffer: fills one of the channel's buffers and hands it over. */
-    private static void receive(RemoteInputChannel channel, int sequenceNumber, String payload) {
-        Buffer buffer = channel.requestBuffer();
-        assertNotNull(buffer, "the channel has a buffer for sequence number " + sequenceNumber);
-        byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
-        buffer.getMemorySegment().put(0, bytes, 0, bytes.length);
-        buffer.setSize(bytes.length);
-        channel.onBuffer(buffer, sequenceNumber, 0, false);
-    }
-
-    private static void receiveEvent(RemoteInputChannel channel, int sequenceNumber, String payload,
-                                     boolean priority) {
-        channel.onBuffer(EventSerializer.userEvent(utf8(payload)), sequenceNumber, 0, priority);
-    }
-
-    private static ByteBuffer utf8(String text) {
-        return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static String utf8(ByteBuffer bytes) {
-        return StandardCharsets.UTF_8.decode(bytes.duplicate()).toString();
     }
 }

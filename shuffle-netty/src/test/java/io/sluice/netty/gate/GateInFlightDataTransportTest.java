@@ -55,22 +55,22 @@ class GateInFlightDataTransportTest {
         RecordingSink sink = RecordingSink.keepingBuffers();
 
         // A: three buffers that reach the consumer's side before the checkpoint starts.
-        emit(writer, 0, 3);
+        EnvironmentFixture.emitWholeBuffers(writer, 0, 3);
         Await.until(() -> gate.metrics().queuedBuffers() == 3, "three buffers queued for the consumer");
         gate.startPersisting(BARRIER, sink);
         assertEquals(remote ? 3 : 0, sink.persisted().size(), "a remote channel hands what it holds at the call");
         List<byte[]> a = take(gate, 3);
 
         // B: taken while persisting.
-        emit(writer, 3, 2);
+        EnvironmentFixture.emitWholeBuffers(writer, 3, 2);
         List<byte[]> b = take(gate, 2);
         assertEquals(5, sink.persisted().size(), "what the consumer took is handed as it takes it");
 
         // C: queued for the consumer when the barrier overtakes it; D: after the barrier.
-        emit(writer, 5, 2);
+        EnvironmentFixture.emitWholeBuffers(writer, 5, 2);
         Await.until(() -> gate.metrics().queuedBuffers() == 2, "two buffers queued for the consumer");
         writer.broadcastEvent(ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)), true);
-        emit(writer, 7, 2);
+        EnvironmentFixture.emitWholeBuffers(writer, 7, 2);
         writer.finish();
         Await.until(() -> gate.priorityEventWakeUpFuture().isDone(), "the barrier reached the consumer's side");
         BufferOrEvent barrier = gate.getNext().orElseThrow();
@@ -97,14 +97,6 @@ class GateInFlightDataTransportTest {
         writer.close();
         sink.recycleKept();
         // environments.close() (after each test) asserts that every segment is back.
-    }
-
-    /** Emits records {@code first..first+count-1}, each filling one buffer, and flushes. Producer thread. */
-    private static void emit(ResultPartitionWriter writer, int first, int count) throws Exception {
-        for (int i = first; i < first + count; i++) {
-            writer.emitRecord(TestRecords.record(0, i, EnvironmentFixture.ONE_BUFFER_RECORD), 0);
-        }
-        writer.flushAll();
     }
 
     /** Takes {@code count} data buffers, copying their bytes. Consumer thread. */

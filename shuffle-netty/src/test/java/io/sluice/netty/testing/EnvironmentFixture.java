@@ -20,6 +20,7 @@ import io.sluice.netty.NettyShuffleEnvironmentBuilder;
 import io.sluice.netty.NettyShuffleServiceFactory;
 import io.sluice.netty.transport.ChannelPipelineHook;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -50,6 +51,17 @@ public final class EnvironmentFixture implements AutoCloseable {
     private final ShuffleMaster master = factory.createShuffleMaster(ShuffleConfig.empty());
     private final List<ShuffleEnvironment> environments = new ArrayList<>();
     private int created;
+
+    /**
+     * Emits records {@code first..first+count-1} of stream 0 to subpartition 0, each filling one buffer of
+     * {@link #SEGMENT_SIZE} (so each is finished as it fills), and flushes. Producer thread.
+     */
+    public static void emitWholeBuffers(ResultPartitionWriter writer, int first, int count) throws IOException {
+        for (int i = first; i < first + count; i++) {
+            writer.emitRecord(TestRecords.record(0, i, ONE_BUFFER_RECORD), 0);
+        }
+        writer.flushAll();
+    }
 
     /**
      * A config for in-process tests: {@code segments} segments of {@link #SEGMENT_SIZE} bytes, no automatic flush
