@@ -54,8 +54,6 @@ final class AdapterPair implements AutoCloseable {
     private final ShuffleEnvironment producer;
     private final ShuffleEnvironment consumer;
     private final Map<SluiceResultPartitionWriter, ShuffleDescriptor> descriptors = new HashMap<>();
-    private final Map<SluiceResultPartitionWriter, io.sluice.api.ResultPartitionWriter> sluiceWriters =
-            new HashMap<>();
 
     AdapterPair(String link) throws Exception {
         ShuffleConfig config = ShuffleConfig.empty()
@@ -96,13 +94,7 @@ final class AdapterPair implements AutoCloseable {
                 false, SEGMENT_SIZE, Runnable::run, dispatcher);
         writer.setup();
         descriptors.put(writer, descriptor);
-        sluiceWriters.put(writer, sluice);
         return writer;
-    }
-
-    /** The Sluice writer under {@code writer}. */
-    io.sluice.api.ResultPartitionWriter sluiceWriter(SluiceResultPartitionWriter writer) {
-        return sluiceWriters.get(writer);
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.sluice.flink;
 
 import io.sluice.flink.testing.RecordingChannelStateWriter;
-import io.sluice.netty.partition.AdapterAnnouncedEvents;
 import io.sluice.testing.Await;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -9,7 +8,6 @@ import org.apache.flink.runtime.checkpoint.CheckpointType;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EventAnnouncement;
-import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
 import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
@@ -17,14 +15,14 @@ import org.apache.flink.runtime.taskmanager.InputGateWithMetrics;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import static io.sluice.flink.AdapterPair.flinkRecord;
+import static io.sluice.flink.AdapterPair.framed;
 import static io.sluice.flink.AdapterPair.pollWithin;
-import static io.sluice.flink.AdapterPair.readOne;
+import static io.sluice.flink.AdapterPair.readRecords;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -62,7 +60,7 @@ class SluiceBarrierAnnouncementTest {
                 writer.emitRecord(flinkRecord(i), 0);
             }
             CheckpointBarrier barrier = new CheckpointBarrier(7, 0, TIMEOUTABLE);
-            AdapterAnnouncedEvents.queue(pair.sluiceWriter(writer), EventSerializer.toSerializedEvent(barrier));
+            writer.broadcastEvent(barrier, false);
             writer.emitRecord(flinkRecord(RECORDS_BEFORE), 0);
             writer.flushAll();
 
@@ -85,10 +83,10 @@ class SluiceBarrierAnnouncementTest {
                 assertEquals(barrier, moved.getEvent(), "still the aligned barrier: only its position changed");
                 assertArrayEquals(framed(0, RECORDS_BEFORE), state.input(7, CHANNEL_0),
                         "the records the barrier overtook in the channel, once");
-                readRecords(gate, records, RECORDS_BEFORE);
+                records.addAll(readRecords(gate, RECORDS_BEFORE - records.size()));
             } else {
                 asTheTaskSeesIt.checkpointStarted(barrier);
-                readRecords(gate, records, RECORDS_BEFORE);
+                records.addAll(readRecords(gate, RECORDS_BEFORE - records.size()));
                 BufferOrEvent inPlace = pollWithin(gate);
                 assertFalse(inPlace.hasPriority(), "no announcement in-process: the barrier in its place");
                 assertEquals(barrier, inPlace.getEvent());
@@ -99,7 +97,7 @@ class SluiceBarrierAnnouncementTest {
             assertTrue(gate.pollNext().isEmpty(), "the producer sends nothing after the barrier until resumed");
 
             gate.resumeConsumption(CHANNEL_0);
-            readRecords(gate, records, RECORDS_BEFORE + 1);
+            records.addAll(readRecords(gate, RECORDS_BEFORE + 1 - records.size()));
             asTheTaskSeesIt.checkpointStopped(7);
             List<Integer> expected = new ArrayList<>();
             for (int i = 0; i <= RECORDS_BEFORE; i++) {
@@ -110,23 +108,5 @@ class SluiceBarrierAnnouncementTest {
             writer.close();
             gate.close();
         }
-    }
-
-    /** Reads buffers until {@code records} holds {@code count} records, failing on an event. */
-    private static void readRecords(SluiceInputGate gate, List<Integer> records, int count) throws Exception {
-        while (records.size() < count) {
-            readOne(gate, records).ifPresent(event -> {
-                throw new AssertionError("an event among the records: " + event + " after " + records.size());
-            });
-        }
-    }
-
-    /** Records {@code from} (inclusive) to {@code to} (exclusive) in Flink's framing, back to back. */
-    private static byte[] framed(int from, int to) {
-        ByteBuffer all = ByteBuffer.allocate((to - from) * 8);
-        for (int i = from; i < to; i++) {
-            all.put(flinkRecord(i));
-        }
-        return all.array();
     }
 }

@@ -16,7 +16,6 @@ import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
 import io.sluice.api.UnionInputGate;
 import io.sluice.netty.event.EventSerializer;
-import io.sluice.netty.partition.AnnouncedEvents;
 import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
@@ -233,7 +232,7 @@ class GateAnnouncementTest {
         SingleInputGate gate = localGates.setUpGate(0, partition.partitionId());
         opened.add(gate);
         partition.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
-        AnnouncedEvents.queue(partition, utf8("barrier"));
+        partition.broadcastAnnouncedBlockingEvent(utf8("barrier"), (subpartition, outcome) -> { });
         partition.emitRecord(TestRecords.record(0, 1, PartitionFixture.ONE_BUFFER_RECORD), 0);
         partition.flushAll();
 

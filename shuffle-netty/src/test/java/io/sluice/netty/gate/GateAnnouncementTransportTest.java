@@ -8,7 +8,6 @@ import io.sluice.api.BufferOrEvent;
 import io.sluice.api.InputGate;
 import io.sluice.api.ResultPartitionWriter;
 import io.sluice.api.ShuffleEnvironment;
-import io.sluice.netty.partition.AnnouncedEvents;
 import io.sluice.netty.testing.EnvironmentFixture;
 import io.sluice.netty.testing.TestRecords;
 import io.sluice.testing.Await;
@@ -58,7 +57,8 @@ class GateAnnouncementTransportTest {
         EnvironmentFixture.emitWholeBuffers(writer, 0, 3);
         Await.until(() -> gate.metrics().queuedBuffers() == 3, "three buffers queued for the consumer");
         gate.startPersisting(BARRIER, sink);
-        AnnouncedEvents.queue(writer, ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)));
+        writer.broadcastAnnouncedBlockingEvent(ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)),
+                (subpartition, outcome) -> { });
         // Behind the event: held by the producer until the consumer resumes.
         EnvironmentFixture.emitWholeBuffers(writer, 3, 2);
 
