@@ -111,9 +111,11 @@ public final class PipelinedSubpartition {
 
     /**
      * The size at which the producer cuts this subpartition's next buffer (buffer debloating), or
-     * {@link Integer#MAX_VALUE} for a whole segment, the size until the consumer announces one. Written by whichever
-     * thread delivers the consumer's announcement; read by the producer once per new buffer, never per record, so
-     * an announcement applies from the next buffer on and never changes one being filled.
+     * {@link Integer#MAX_VALUE} for a whole segment: the starting size until a reader attaches (whole segments unless
+     * the producer's environment debloats), then whole segments until the reader announces a size. Written by the
+     * producer's setup, the reader's attach and whichever thread delivers the consumer's announcement; read by the
+     * producer once per new buffer, never per record, so a change applies from the next buffer on and never changes
+     * one being filled.
      */
     private volatile int bufferSize = Integer.MAX_VALUE;
 
@@ -538,6 +540,14 @@ public final class PipelinedSubpartition {
         bufferSize = Math.max(MIN_BUFFER_SIZE, size);
     }
 
+    /**
+     * Cuts the buffers started before a reader attaches at {@code size} (at least {@link #MIN_BUFFER_SIZE}): the
+     * starting size of a producer whose environment debloats. Producer's setup, before it writes.
+     */
+    void startingBufferSize(int size) {
+        bufferSize = Math.max(MIN_BUFFER_SIZE, size);
+    }
+
     /** The size at which the producer cuts the next buffer; {@link Integer#MAX_VALUE} for a whole segment. */
     int bufferSize() {
         return bufferSize;
@@ -602,6 +612,8 @@ public final class PipelinedSubpartition {
             }
             view = new PipelinedSubpartitionView(this, listener);
             readView = view;
+            // From now on the reader decides: a debloating one announces its size right after attaching.
+            bufferSize = Integer.MAX_VALUE;
             notify = isDataAvailableUnsafe();
             readerNotified = notify;
             priorityQueued = priorityEvents.size();
