@@ -133,40 +133,14 @@ class GateBufferDebloatingTest {
     }
 
     /**
-     * A gate starts at the starting size (1 KiB by default, as Flink's {@code taskmanager.memory.starting-segment-size}),
-     * not at whole segments: under backpressure at the start of a job, its producers' queues then hold small buffers
-     * until the gate has measured enough to grow them.
+     * A gate starts at the starting size (1 KiB by default, as Flink's
+     * {@code taskmanager.memory.starting-segment-size}), not at whole segments: under backpressure at the start of a
+     * job, its producers' queues then hold small buffers until the gate has measured enough to grow them.
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"in-process", "nio", "epoll", "local"})
     void atSetup_theGateAnnouncesTheStartingSize_andItsProducerCutsNoLargerBuffers(String path) throws Exception {
-        ShuffleEnvironment environment = environment(path, debloating(EnvironmentFixture.config(256))
-                .with(ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE,
-                        ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE.defaultValue()));
-        ResultPartitionWriter writer = environments.setUpWriter(environment, 1);
-        BlockingQueue<String> fromConsumer = new LinkedBlockingQueue<>();
-        writer.onTaskEvent(event -> fromConsumer.add(StandardCharsets.UTF_8.decode(event).toString()));
-        InputGate gate = environments.setUpGate(environment, 0, writer);
-        // Over a transport the task event follows the gate's announcement on the same connection.
-        BackgroundTask<Long> producer = BackgroundTask.start("producer", () -> {
-            assertEquals("go", fromConsumer.poll(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS));
-            CRC32 checksum = new CRC32();
-            emit(writer, 0, 200, checksum);
-            writer.finish();
-            return checksum.getValue();
-        });
-
-        assertEquals(DEFAULT_STARTING_SIZE, gate.debloatedBufferSize());
-        gate.sendTaskEvent(utf8("go"));
-        Stream stream = new Stream();
-        List<Integer> sizes = stream.readUntilEvent(gate, null, 0);
-
-        assertTrue(sizes.size() >= 200 * 100 / DEFAULT_STARTING_SIZE, "" + sizes);
-        for (int size : sizes) {
-            assertTrue(size <= DEFAULT_STARTING_SIZE, "a buffer of " + size + " bytes: " + sizes);
-        }
-        assertEquals(producer.await(), stream.assertRecords(200), "checksum of the records");
-        gate.close();
+        assertEveryBufferWithinTheStartingSize(path, 0);
     }
 
     /**
@@ -177,6 +151,15 @@ class GateBufferDebloatingTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"in-process", "nio", "epoll", "local"})
     void beforeItsConsumersRequest_aDebloatingProducerCutsBuffersAtTheStartingSize(String path) throws Exception {
+        assertEveryBufferWithinTheStartingSize(path, 40); // about 4 KB: a few buffers, within the partition's pool
+    }
+
+    /**
+     * Emits {@code beforeTheGate} of 200 records before the gate's setup and the rest once the gate's announcement
+     * has reached the producer (over a transport, the task event follows it on the same connection); checks that
+     * the gate reports the default starting size and that no buffer is larger.
+     */
+    private void assertEveryBufferWithinTheStartingSize(String path, int beforeTheGate) throws Exception {
         ShuffleEnvironment environment = environment(path, debloating(EnvironmentFixture.config(256))
                 .with(ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE,
                         ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE.defaultValue()));
@@ -184,20 +167,21 @@ class GateBufferDebloatingTest {
         BlockingQueue<String> fromConsumer = new LinkedBlockingQueue<>();
         writer.onTaskEvent(event -> fromConsumer.add(StandardCharsets.UTF_8.decode(event).toString()));
         CRC32 checksum = new CRC32();
-        int next = emit(writer, 0, 40, checksum); // about 4 KB: a few buffers, within the partition's pool
+        emit(writer, 0, beforeTheGate, checksum);
 
         InputGate gate = environments.setUpGate(environment, 0, writer);
-        // The rest once the gate's own announcement has reached the producer (the task event follows it).
         BackgroundTask<Long> producer = BackgroundTask.start("producer", () -> {
             assertEquals("go", fromConsumer.poll(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS));
-            emit(writer, next, 160, checksum);
+            emit(writer, beforeTheGate, 200 - beforeTheGate, checksum);
             writer.finish();
             return checksum.getValue();
         });
+        assertEquals(DEFAULT_STARTING_SIZE, gate.debloatedBufferSize());
         gate.sendTaskEvent(utf8("go"));
         Stream stream = new Stream();
         List<Integer> sizes = stream.readUntilEvent(gate, null, 0);
 
+        assertTrue(sizes.size() >= 200 * 100 / DEFAULT_STARTING_SIZE, "" + sizes);
         for (int size : sizes) {
             assertTrue(size <= DEFAULT_STARTING_SIZE, "a buffer of " + size + " bytes: " + sizes);
         }
