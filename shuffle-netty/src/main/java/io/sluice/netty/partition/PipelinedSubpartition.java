@@ -532,19 +532,12 @@ public final class PipelinedSubpartition {
     }
 
     /**
-     * The consumer wants buffers of at most {@code size} bytes from now on: the producer cuts its next buffer at that
-     * size (at least {@link #MIN_BUFFER_SIZE}, at most a segment). The buffer being filled keeps its size, so records
-     * are never split differently in the middle of a buffer. Any thread.
+     * The consumer wants buffers of at most {@code size} bytes from now on (or, before a reader attaches, the
+     * producer's starting size): the producer cuts its next buffer at that size (at least {@link #MIN_BUFFER_SIZE}, at
+     * most a segment). The buffer being filled keeps its size, so records are never split differently in the middle
+     * of a buffer. Any thread.
      */
     void bufferSize(int size) {
-        bufferSize = Math.max(MIN_BUFFER_SIZE, size);
-    }
-
-    /**
-     * Cuts the buffers started before a reader attaches at {@code size} (at least {@link #MIN_BUFFER_SIZE}): the
-     * starting size of a producer whose environment debloats. Producer's setup, before it writes.
-     */
-    void startingBufferSize(int size) {
         bufferSize = Math.max(MIN_BUFFER_SIZE, size);
     }
 

@@ -198,7 +198,7 @@ public final class ResultPartition extends AbstractResultPartition {
      */
     public void startingBufferSize(int size) {
         for (PipelinedSubpartition subpartition : subpartitions) {
-            subpartition.startingBufferSize(size);
+            subpartition.bufferSize(size);
         }
     }
 
