@@ -182,9 +182,10 @@ public interface InputGate extends AutoCloseable {
     }
 
     /**
-     * The buffer size this gate announced to its producers last (see {@link #triggerDebloating()}), in bytes; 0 while
-     * it has announced none (debloating off, or no data measured yet), when its producers cut whole segments. Any
-     * thread.
+     * The buffer size this gate announced to its producers last (see {@link #triggerDebloating()}), in bytes: from
+     * {@link #setup()} on, the starting size ({@code shuffle.debloat.starting-buffer-size}) until a recalculation
+     * announces another; 0 while it has announced none (debloating off, or before setup), when its producers cut
+     * whole segments. Any thread.
      *
      * <p>An addition to the original interface; the default returns 0.
      *

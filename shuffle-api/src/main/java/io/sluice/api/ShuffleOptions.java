@@ -390,6 +390,18 @@ public final class ShuffleOptions {
             ConfigValueType.BYTES, ConfigValueRule.bytesBetween(MIN_DEBLOATED_BUFFER_SIZE, MAX_SEGMENT_SIZE));
 
     /**
+     * With debloating, the buffer size a gate announces to its producers when it is set up, before it has measured
+     * anything, and from which its average starts (as Flink's {@code taskmanager.memory.starting-segment-size}); held
+     * within {@link #DEBLOAT_MIN_BUFFER_SIZE} and the segment size. Range: 64 bytes to 64m.
+     */
+    public static final ConfigOption<Long> DEBLOAT_STARTING_BUFFER_SIZE = new ConfigOption<>(
+            "shuffle.debloat.starting-buffer-size", 1024L,
+            "With buffer debloating, the buffer size a gate announces at its setup and grows or shrinks from as it "
+                    + "measures its throughput (within min-buffer-size and the segment size): a job that starts "
+                    + "backpressured then queues small buffers, not whole segments.",
+            ConfigValueType.BYTES, ConfigValueRule.bytesBetween(MIN_DEBLOATED_BUFFER_SIZE, MAX_SEGMENT_SIZE));
+
+    /**
      * With debloating, how much a recalculated buffer size must differ from the one last announced, in percent of
      * it, to be announced; sizes at the minimum or the segment size always are. Range: 0 to 100.
      */

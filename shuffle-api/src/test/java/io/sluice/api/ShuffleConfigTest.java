@@ -144,7 +144,8 @@ class ShuffleConfigTest {
                 "shuffle.blocking.zero-copy",
                 "shuffle.blocking.checksums", "shuffle.compression.codec",
                 "shuffle.debloat.enabled", "shuffle.debloat.target", "shuffle.debloat.period",
-                "shuffle.debloat.min-buffer-size", "shuffle.debloat.threshold-percentage", "shuffle.debloat.samples"),
+                "shuffle.debloat.min-buffer-size", "shuffle.debloat.starting-buffer-size",
+                "shuffle.debloat.threshold-percentage", "shuffle.debloat.samples"),
                 keys);
         for (ConfigOption<?> option : ShuffleOptions.all()) {
             assertTrue(option.description().length() > 20, option.key() + " is described");

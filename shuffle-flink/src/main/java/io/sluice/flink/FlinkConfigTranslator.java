@@ -24,7 +24,8 @@ import java.util.Map;
  * epoll}), overriding what was derived from Flink's options. Sluice's own periodic flush is
  * switched off unless configured: Flink's {@code execution.buffer-timeout} drives {@code flushAll} through Flink's
  * output flusher, as it does on Flink's own shuffle. Flink's buffer debloating options
- * ({@code taskmanager.network.memory.buffer-debloat.*}, {@code taskmanager.memory.min-segment-size}) become
+ * ({@code taskmanager.network.memory.buffer-debloat.*}, {@code taskmanager.memory.min-segment-size},
+ * {@code taskmanager.memory.starting-segment-size}) become
  * {@code shuffle.debloat.*}, with Sluice's own debloating timer off: Flink's StreamTask calls
  * {@code triggerDebloating()} on every gate on its own period. Also refuses the Flink features Sluice cannot carry,
  * naming the option to change. Stateless; any thread.
@@ -103,7 +104,9 @@ final class FlinkConfigTranslator {
 
     /**
      * Flink's buffer debloating options as Sluice's, with Sluice's timer off ({@link #DEBLOAT_DRIVEN_BY_FLINK}).
-     * Flink's smallest buffer ({@code taskmanager.memory.min-segment-size}) below Sluice's smallest is raised to it.
+     * Flink's smallest buffer ({@code taskmanager.memory.min-segment-size}) below Sluice's smallest is raised to it,
+     * and so is Flink's starting size ({@code taskmanager.memory.starting-segment-size}), at which a gate starts as
+     * Flink's do (1 KiB by default, not whole segments).
      */
     private static ShuffleConfig debloating(Configuration flink, ShuffleConfig config) {
         long minBufferSize = flink.get(TaskManagerOptions.MIN_MEMORY_SEGMENT_SIZE).getBytes();
@@ -118,6 +121,8 @@ final class FlinkConfigTranslator {
                 .with(ShuffleOptions.DEBLOAT_TARGET, flink.get(TaskManagerOptions.BUFFER_DEBLOAT_TARGET))
                 .with(ShuffleOptions.DEBLOAT_PERIOD, DEBLOAT_DRIVEN_BY_FLINK)
                 .with(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE, Math.max(SMALLEST_DEBLOATED_BUFFER, minBufferSize))
+                .with(ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE, Math.max(SMALLEST_DEBLOATED_BUFFER,
+                        flink.get(TaskManagerOptions.STARTING_MEMORY_SEGMENT_SIZE).getBytes()))
                 .with(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE,
                         flink.get(TaskManagerOptions.BUFFER_DEBLOAT_THRESHOLD_PERCENTAGES))
                 .with(ShuffleOptions.DEBLOAT_SAMPLES, flink.get(TaskManagerOptions.BUFFER_DEBLOAT_SAMPLES));

@@ -449,8 +449,8 @@ public final class SluiceInputGate extends IndexedInputGate {
     }
 
     /**
-     * The buffer size this gate announced last, in bytes; 0 while it announced none (its producers cut whole
-     * segments). Any thread.
+     * The buffer size this gate announced last, in bytes (the starting size from its setup on); 0 while it announced
+     * none (its producers cut whole segments). Any thread.
      */
     int debloatedBufferSize() {
         return sluice.debloatedBufferSize();

@@ -76,6 +76,7 @@ class FlinkConfigTranslatorTest {
         flink.set(TaskManagerOptions.BUFFER_DEBLOAT_THRESHOLD_PERCENTAGES, 40);
         flink.set(TaskManagerOptions.BUFFER_DEBLOAT_SAMPLES, 7);
         flink.set(TaskManagerOptions.MIN_MEMORY_SEGMENT_SIZE, MemorySize.parse("512b"));
+        flink.set(TaskManagerOptions.STARTING_MEMORY_SEGMENT_SIZE, MemorySize.parse("4k"));
 
         ShuffleConfig config = FlinkConfigTranslator.environmentConfig(flink, 1L << 20);
 
@@ -86,6 +87,7 @@ class FlinkConfigTranslatorTest {
         assertEquals(40, config.get(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE));
         assertEquals(7, config.get(ShuffleOptions.DEBLOAT_SAMPLES));
         assertEquals(512L, config.get(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE));
+        assertEquals(4096L, config.get(ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE));
         assertCreatesAnEnvironment(config);
     }
 
@@ -101,6 +103,8 @@ class FlinkConfigTranslatorTest {
                 config.get(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE));
         assertEquals(ShuffleOptions.DEBLOAT_SAMPLES.defaultValue(), config.get(ShuffleOptions.DEBLOAT_SAMPLES));
         assertEquals(Duration.ZERO, config.get(ShuffleOptions.DEBLOAT_PERIOD));
+        assertEquals(TaskManagerOptions.STARTING_MEMORY_SEGMENT_SIZE.defaultValue().getBytes(),
+                config.get(ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE), "a gate starts at 1 KiB, as Flink's");
     }
 
     @Test
@@ -125,6 +129,7 @@ class FlinkConfigTranslatorTest {
         flink.setString("sluice.shuffle.debloat.target", "2s");
         flink.setString("sluice.shuffle.debloat.period", "100ms");
         flink.setString("sluice.shuffle.debloat.min-buffer-size", "1k");
+        flink.setString("sluice.shuffle.debloat.starting-buffer-size", "2k");
         flink.setString("sluice.shuffle.debloat.threshold-percentage", "10");
         flink.setString("sluice.shuffle.debloat.samples", "3");
 
@@ -134,6 +139,7 @@ class FlinkConfigTranslatorTest {
         assertEquals(Duration.ofSeconds(2), config.get(ShuffleOptions.DEBLOAT_TARGET));
         assertEquals(Duration.ofMillis(100), config.get(ShuffleOptions.DEBLOAT_PERIOD));
         assertEquals(1024L, config.get(ShuffleOptions.DEBLOAT_MIN_BUFFER_SIZE));
+        assertEquals(2048L, config.get(ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE));
         assertEquals(10, config.get(ShuffleOptions.DEBLOAT_THRESHOLD_PERCENTAGE));
         assertEquals(3, config.get(ShuffleOptions.DEBLOAT_SAMPLES));
     }

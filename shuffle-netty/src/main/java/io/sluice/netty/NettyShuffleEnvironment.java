@@ -233,9 +233,13 @@ final class NettyShuffleEnvironment implements ShuffleEnvironment {
                         descriptor.numberOfSubpartitions(), partitionManager, this::createBlockingPartitionPool,
                         fileManager, blockingReads, compressor, config.blockingChecksums()));
             } else if (descriptor.type() == PartitionType.PIPELINED_BOUNDED) {
-                created.add(new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
+                ResultPartition partition = new ResultPartition(shuffleDescriptor.partitionId(), ownerName,
                         descriptor.numberOfSubpartitions(), partitionManager, this::createPartitionPool, timer,
-                        config.flushInterval(), notifications));
+                        config.flushInterval(), notifications);
+                if (config.debloat().enabled()) {
+                    partition.startingBufferSize(config.debloat().effectiveStartingBufferSize(config.segmentSize()));
+                }
+                created.add(partition);
             } else {
                 throw new IllegalArgumentException("partition type " + descriptor.type() + " is not supported");
             }

@@ -40,7 +40,8 @@
  *       with the {@code ResultPartitionManager} under it), and on the consumer side the monitor of
  *       {@code RemoteGateMemory} (held by {@code reserve()} while taking exclusive segments, creating the floating pool
  *       and assigning buffers to the channels). Never held together with a subpartition's lock.</li>
- *   <li>{@code SingleInputGate.debloatLock} (serialises {@code triggerDebloating()}): held while it samples each
+ *   <li>{@code SingleInputGate.debloatLock} (serialises {@code triggerDebloating()} and the starting size's
+ *       announcement in {@code setup()}): held while it samples each
  *       channel's buffers in flight (a local channel's subpartition lock, a remote channel's buffer and queue locks)
  *       and announces the size (a remote channel's request lock; a channel's error, then the gate's lock).</li>
  *   <li>{@code PipelinedSubpartition.lock} (its queue): held while buffers are closed or recycled into the partition's

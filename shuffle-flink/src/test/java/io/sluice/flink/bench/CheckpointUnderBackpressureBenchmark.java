@@ -35,7 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  * debloating setting is one MiniCluster of 2 TaskManagers x 2 slots; the runs alternate between them.
  *
  * <p>Run (after {@code mvn -pl shuffle-flink -am test-compile}): {@code java -cp <test class path>
- * io.sluice.flink.bench.CheckpointUnderBackpressureBenchmark [seconds] [interval-ms] [pause-us]}.
+ * io.sluice.flink.bench.CheckpointUnderBackpressureBenchmark [seconds] [interval-ms] [pause-us] [debloating]},
+ * where {@code debloating} is {@code off}, {@code on} or {@code both} (the default): the lines to run.
  */
 public final class CheckpointUnderBackpressureBenchmark {
 
@@ -46,12 +47,13 @@ public final class CheckpointUnderBackpressureBenchmark {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
         long intervalMillis = args.length > 1 ? Long.parseLong(args[1]) : 1000;
         long pauseNanos = (args.length > 2 ? Long.parseLong(args[2]) : 100) * 1000;
+        boolean[] debloating = debloating(args.length > 3 ? args[3] : "both");
         System.out.printf("%d s per run, checkpoints every %d ms, %d us pause per update, parallelism %d%n", seconds,
                 intervalMillis, pauseNanos / 1000, FlinkClusters.PARALLELISM);
         System.out.println("| shuffle | debloating | checkpoints | completed | duration p50 | p99 | max | "
                 + "persisted in flight, mean per checkpoint |");
         System.out.println("|---|---|---|---|---|---|---|---|");
-        for (boolean debloat : new boolean[] {false, true}) {
+        for (boolean debloat : debloating) {
             for (Shuffle shuffle : Shuffle.values()) {
                 Configuration cluster = new Configuration();
                 cluster.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, debloat);
@@ -64,6 +66,19 @@ public final class CheckpointUnderBackpressureBenchmark {
                     }
                 }
             }
+        }
+    }
+
+    private static boolean[] debloating(String lines) {
+        switch (lines) {
+            case "off":
+                return new boolean[] {false};
+            case "on":
+                return new boolean[] {true};
+            case "both":
+                return new boolean[] {false, true};
+            default:
+                throw new IllegalArgumentException("debloating is off, on or both, not " + lines);
         }
     }
 

@@ -11,9 +11,11 @@ import io.sluice.netty.config.DebloatSettings;
  * the minimum and the segment size. A size is worth announcing when it differs from the one announced last by at
  * least the threshold percentage of it, or reaches the minimum or the segment size.
  *
- * <p>Until a first sample with data, nothing is announced: a gate that has taken nothing yet keeps whole segments
- * instead of shrinking them on a throughput of zero. A sample whose time was all idle keeps the throughput measured
- * before.
+ * <p>The average starts at the starting size, which the gate announces at its setup (as Flink's debloater starts at
+ * {@code taskmanager.memory.starting-segment-size}): a job that is backpressured from its start queues small buffers
+ * while the measurement grows them, instead of whole segments that take seconds to drain. Until a first sample with
+ * data, nothing more is announced: a gate that has taken nothing yet keeps the starting size instead of shrinking it
+ * on a throughput of zero. A sample whose time was all idle keeps the throughput measured before.
  *
  * <p>Threads: one caller at a time (the gate serialises its {@code triggerDebloating}); times are nanoseconds on one
  * clock ({@link System#nanoTime()} in the gate, any in tests).
@@ -43,10 +45,8 @@ final class BufferDebloater {
     private boolean measured;
     /** The moving average of the wanted buffer size, within [min, max]. */
     private double averageSize;
-    /** The size announced last: the segment size (what the producers cut) until the first announcement. */
+    /** The size announced last: the starting size (which the gate announces at its setup) until it recalculates. */
     private int announcedSize;
-    /** Whether anything was announced yet. */
-    private boolean announced;
 
     /**
      * @param settings    the environment's debloating options
@@ -58,8 +58,9 @@ final class BufferDebloater {
         this.minBufferSize = Math.min(settings.minBufferSize(), segmentSize);
         this.thresholdPercentage = settings.thresholdPercentage();
         this.alpha = 2.0 / (settings.samples() + 1);
-        this.averageSize = segmentSize;
-        this.announcedSize = segmentSize;
+        int startingSize = settings.effectiveStartingBufferSize(segmentSize);
+        this.averageSize = startingSize;
+        this.announcedSize = startingSize;
     }
 
     /**
@@ -96,7 +97,6 @@ final class BufferDebloater {
             return NO_CHANGE;
         }
         announcedSize = size;
-        announced = true;
         return size;
     }
 
@@ -117,9 +117,9 @@ final class BufferDebloater {
         return change >= (long) announcedSize * thresholdPercentage;
     }
 
-    /** The size announced last, or 0 when none was. */
+    /** The size announced last: the starting size until a recalculation announced another. */
     int announcedSize() {
-        return announced ? announcedSize : 0;
+        return announcedSize;
     }
 
     /** The throughput of the latest sample with busy time, in bytes per second. */

@@ -54,7 +54,8 @@ import java.util.function.Predicate;
  * from the poll that found nothing to the queueing of the next channel (two clock reads per such gap, under
  * {@code lock}, which both places hold anyway; none per buffer, none at all with debloating off), and
  * {@link #triggerDebloating()} turns that and the bytes taken into a buffer size ({@link BufferDebloater}) that
- * it announces to every channel's producer.
+ * it announces to every channel's producer. {@link #setup()} announces the starting size before the partitions are
+ * requested, so that the producers cut no whole segments for a gate that has not measured yet.
  *
  * <p>Data in flight for checkpoints: between {@link #startPersisting} and {@link #stopPersisting()} each channel's
  * {@link ChannelPersister} hands the sink the channel's data before its ending event. While none is started, the
@@ -141,7 +142,7 @@ public final class SingleInputGate implements InputGate {
     private final BufferDebloater debloater;
     /** Serialises {@link #triggerDebloating()}: an engine's calls and the environment's timer. */
     private final Object debloatLock = new Object();
-    /** The size announced last, for {@link #debloatedBufferSize()}; 0 before the first announcement. */
+    /** The size announced last, for {@link #debloatedBufferSize()}; 0 before the setup's announcement. */
     private volatile int debloatedBufferSize;
     /**
      * When the consumer last found the gate empty ({@link System#nanoTime()}, never 0), or 0 while it is not
@@ -276,6 +277,7 @@ public final class SingleInputGate implements InputGate {
             }
             state = GateState.SET_UP;
         }
+        announceStartingBufferSize();
         for (InputChannel channel : channels) {
             try {
                 channel.requestSubpartition();
@@ -285,6 +287,21 @@ public final class SingleInputGate implements InputGate {
             }
         }
         LOG.debug("Gate of {} set up with {} channels", ownerName, channels.length);
+    }
+
+    /**
+     * With debloating, tells every channel the starting size before its request, which takes it along (a remote
+     * channel sends it right after its partition request, a local one hands it to the subpartition it reads).
+     */
+    private void announceStartingBufferSize() {
+        if (debloater == null) {
+            return;
+        }
+        synchronized (debloatLock) {
+            int size = debloater.announcedSize();
+            debloatedBufferSize = size;
+            announceToChannels(size);
+        }
     }
 
     private ShuffleException closedDuringSetup() {
@@ -695,14 +712,19 @@ public final class SingleInputGate implements InputGate {
             LOG.debug("Gate of {} announces buffers of {} bytes (throughput {} bytes/s, {} buffers in flight)",
                     ownerName, size, debloater.throughput(), buffersInUse);
             debloatedBufferSize = size;
-            for (InputChannel channel : channels) {
-                try {
-                    channel.announceBufferSize(size);
-                } catch (RuntimeException e) {
-                    // A bug of one channel must not keep the size from the others; its consumer learns of it.
-                    channel.setError(new ShuffleException(channel.describe() + " cannot announce a buffer size of "
-                            + size + " bytes: " + e, e));
-                }
+            announceToChannels(size);
+        }
+    }
+
+    @GuardedBy("debloatLock")
+    private void announceToChannels(int size) {
+        for (InputChannel channel : channels) {
+            try {
+                channel.announceBufferSize(size);
+            } catch (RuntimeException e) {
+                // A bug of one channel must not keep the size from the others; its consumer learns of it.
+                channel.setError(new ShuffleException(channel.describe() + " cannot announce a buffer size of "
+                        + size + " bytes: " + e, e));
             }
         }
     }

@@ -27,7 +27,7 @@
  *       channel's release.</li>
  *   <li>Any thread, one call at a time: {@code triggerDebloating()} (the engine's thread, or the environment's timer
  *       with {@code shuffle.debloat.period} above 0), which calls each channel's {@code buffersInUse()} and
- *       {@code announceBufferSize}.</li>
+ *       {@code announceBufferSize}; {@code setup()} announces the starting size the same way, before the requests.</li>
  * </ul>
  * A gate never calls a channel while holding its lock, and a channel never calls its gate while holding one of its
  * own; the gate's availability future is completed with no lock held. See package {@code io.sluice.netty} for the

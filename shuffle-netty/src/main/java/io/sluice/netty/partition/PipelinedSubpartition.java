@@ -125,9 +125,11 @@ public final class PipelinedSubpartition {
 
     /**
      * The size at which the producer cuts this subpartition's next buffer (buffer debloating), or
-     * {@link Integer#MAX_VALUE} for a whole segment, the size until the consumer announces one. Written by whichever
-     * thread delivers the consumer's announcement; read by the producer once per new buffer, never per record, so
-     * an announcement applies from the next buffer on and never changes one being filled.
+     * {@link Integer#MAX_VALUE} for a whole segment: the starting size until a reader attaches (whole segments unless
+     * the producer's environment debloats), then whole segments until the reader announces a size. Written by the
+     * producer's setup, the reader's attach and whichever thread delivers the consumer's announcement; read by the
+     * producer once per new buffer, never per record, so a change applies from the next buffer on and never changes
+     * one being filled.
      */
     private volatile int bufferSize = Integer.MAX_VALUE;
 
@@ -609,9 +611,10 @@ public final class PipelinedSubpartition {
     }
 
     /**
-     * The consumer wants buffers of at most {@code size} bytes from now on: the producer cuts its next buffer at that
-     * size (at least {@link #MIN_BUFFER_SIZE}, at most a segment). The buffer being filled keeps its size, so records
-     * are never split differently in the middle of a buffer. Any thread.
+     * The consumer wants buffers of at most {@code size} bytes from now on (or, before a reader attaches, the
+     * producer's starting size): the producer cuts its next buffer at that size (at least {@link #MIN_BUFFER_SIZE}, at
+     * most a segment). The buffer being filled keeps its size, so records are never split differently in the middle
+     * of a buffer. Any thread.
      */
     void bufferSize(int size) {
         bufferSize = Math.max(MIN_BUFFER_SIZE, size);
@@ -681,6 +684,8 @@ public final class PipelinedSubpartition {
             }
             view = new PipelinedSubpartitionView(this, listener);
             readView = view;
+            // From now on the reader decides: a debloating one announces its size right after attaching.
+            bufferSize = Integer.MAX_VALUE;
             notify = isDataAvailableUnsafe();
             readerNotified = notify;
             priorityQueued = priorityEvents.size();

@@ -195,6 +195,17 @@ public final class ResultPartition extends AbstractResultPartition {
         this.dataBytesWritten = new long[numberOfSubpartitions];
     }
 
+    /**
+     * Buffer debloating on the producer side: each subpartition cuts the buffers it starts before its reader attaches
+     * at {@code size}, as its consumer's gate will ask at first, instead of whole segments; the reader decides after.
+     * Before the producer writes.
+     */
+    public void startingBufferSize(int size) {
+        for (PipelinedSubpartition subpartition : subpartitions) {
+            subpartition.bufferSize(size);
+        }
+    }
+
     /** The subpartition at {@code index}. */
     public PipelinedSubpartition subpartition(int index) {
         return subpartitions[index];

@@ -47,6 +47,7 @@ class OptionRangesTest {
         // The buffer debloating options' ranges (a buffer under 64 bytes would be mostly frame and buffer overhead).
         "shuffle.debloat.min-buffer-size           | 32             | must be between 64 and 64m",
         "shuffle.debloat.min-buffer-size           | 128m           | must be between 64 and 64m",
+        "shuffle.debloat.starting-buffer-size      | 32             | must be between 64 and 64m",
         "shuffle.debloat.threshold-percentage      | 101            | must be between 0 and 100",
         "shuffle.debloat.threshold-percentage      | -1             | must be between 0 and 100",
         "shuffle.debloat.samples                   | 0              | must be between 1 and 10000",

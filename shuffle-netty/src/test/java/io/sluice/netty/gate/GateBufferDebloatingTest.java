@@ -47,6 +47,8 @@ class GateBufferDebloatingTest {
 
     private static final int SEGMENT = (int) EnvironmentFixture.SEGMENT_SIZE;
     private static final int MIN_BUFFER_SIZE = 256;
+    /** {@code shuffle.debloat.starting-buffer-size}'s default. */
+    private static final int DEFAULT_STARTING_SIZE = 1024;
     /**
      * How long the slow consumer pauses after each buffer: a pace, not a wait for anything. It bounds the measured
      * throughput from above (at most a segment per pause, however slow the machine), so that the size the gate
@@ -64,10 +66,11 @@ class GateBufferDebloatingTest {
     /**
      * A segment per {@link #SLOW_PACE_MILLIS} is at most 82 KB/s: with a target of 10 ms and nothing queued at the
      * trigger, at most 820 bytes a buffer. Read at full speed, the gate measures a throughput far above that and
-     * the size grows (at most doubling per sample).
+     * the size grows (at most doubling per sample). The gate starts at a whole segment.
      */
     private static ShuffleConfig debloating(ShuffleConfig config) {
         return config.with(ShuffleOptions.DEBLOAT_ENABLED, true)
+                .with(ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE, (long) SEGMENT)
                 .with(ShuffleOptions.DEBLOAT_PERIOD, Duration.ZERO)
                 .with(ShuffleOptions.DEBLOAT_TARGET, Duration.ofMillis(10))
                 .with(ShuffleOptions.DEBLOAT_SAMPLES, 1)
@@ -126,6 +129,63 @@ class GateBufferDebloatingTest {
         assertEquals(grown, large.stream().mapToInt(Integer::intValue).max().orElseThrow(), "" + large);
 
         assertEquals(producer.await(), stream.assertRecords(640), "checksum of the records");
+        gate.close();
+    }
+
+    /**
+     * A gate starts at the starting size (1 KiB by default, as Flink's
+     * {@code taskmanager.memory.starting-segment-size}), not at whole segments: under backpressure at the start of a
+     * job, its producers' queues then hold small buffers until the gate has measured enough to grow them.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"in-process", "nio", "epoll", "local"})
+    void atSetup_theGateAnnouncesTheStartingSize_andItsProducerCutsNoLargerBuffers(String path) throws Exception {
+        assertEveryBufferWithinTheStartingSize(path, 0);
+    }
+
+    /**
+     * What a producer writes before its consumer's request (no gate has announced anything to it yet) is cut at the
+     * starting size too, when the producer's environment debloats: a job's first checkpoints then find no whole
+     * segments queued ahead of their barriers.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"in-process", "nio", "epoll", "local"})
+    void beforeItsConsumersRequest_aDebloatingProducerCutsBuffersAtTheStartingSize(String path) throws Exception {
+        assertEveryBufferWithinTheStartingSize(path, 40); // about 4 KB: a few buffers, within the partition's pool
+    }
+
+    /**
+     * Emits {@code beforeTheGate} of 200 records before the gate's setup and the rest once the gate's announcement
+     * has reached the producer (over a transport, the task event follows it on the same connection); checks that
+     * the gate reports the default starting size and that no buffer is larger.
+     */
+    private void assertEveryBufferWithinTheStartingSize(String path, int beforeTheGate) throws Exception {
+        ShuffleEnvironment environment = environment(path, debloating(EnvironmentFixture.config(256))
+                .with(ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE,
+                        ShuffleOptions.DEBLOAT_STARTING_BUFFER_SIZE.defaultValue()));
+        ResultPartitionWriter writer = environments.setUpWriter(environment, 1);
+        BlockingQueue<String> fromConsumer = new LinkedBlockingQueue<>();
+        writer.onTaskEvent(event -> fromConsumer.add(StandardCharsets.UTF_8.decode(event).toString()));
+        CRC32 checksum = new CRC32();
+        emit(writer, 0, beforeTheGate, checksum);
+
+        InputGate gate = environments.setUpGate(environment, 0, writer);
+        BackgroundTask<Long> producer = BackgroundTask.start("producer", () -> {
+            assertEquals("go", fromConsumer.poll(Await.EVENTUALLY.toMillis(), TimeUnit.MILLISECONDS));
+            emit(writer, beforeTheGate, 200 - beforeTheGate, checksum);
+            writer.finish();
+            return checksum.getValue();
+        });
+        assertEquals(DEFAULT_STARTING_SIZE, gate.debloatedBufferSize());
+        gate.sendTaskEvent(utf8("go"));
+        Stream stream = new Stream();
+        List<Integer> sizes = stream.readUntilEvent(gate, null, 0);
+
+        assertTrue(sizes.size() >= 200 * 100 / DEFAULT_STARTING_SIZE, "" + sizes);
+        for (int size : sizes) {
+            assertTrue(size <= DEFAULT_STARTING_SIZE, "a buffer of " + size + " bytes: " + sizes);
+        }
+        assertEquals(producer.await(), stream.assertRecords(200), "checksum of the records");
         gate.close();
     }
 
@@ -212,7 +272,7 @@ class GateBufferDebloatingTest {
 
         Stream stream = new Stream();
         long deadline = System.nanoTime() + Await.EVENTUALLY.toNanos();
-        while (gate.debloatedBufferSize() == 0 && System.nanoTime() < deadline) {
+        while (gate.debloatedBufferSize() == SEGMENT && System.nanoTime() < deadline) {
             Optional<BufferOrEvent> next = gate.getNext();
             assertTrue(next.isPresent(), "the stream ended early");
             stream.take(next.get());

@@ -115,6 +115,27 @@ class AnnouncedBufferSizeTest {
         assertRecords(drained);
     }
 
+    /**
+     * A debloating producer's environment gives its subpartitions a starting size: the buffers cut before a reader
+     * attaches take it; once attached, the reader decides (whole segments until it announces a size), so that a
+     * consumer that does not debloat is not held to small buffers.
+     */
+    @Test
+    void beforeAReaderAttaches_buffersAreCutAtTheStartingSize_thenAsTheReaderSays() throws Exception {
+        partition = fixture.newPartition().buffers(2, 200).setUp();
+        partition.startingBufferSize(256);
+        emit(0, 6, 100); // 624 bytes: buffers of 256, the last one under way when the reader attaches
+        view = partition.createSubpartitionView(0, new RecordingAvailabilityListener());
+        emit(6, 30, 100);
+        partition.finish();
+        Drained drained = drain();
+
+        assertEquals(List.of(256, 256, 256), drained.sizes.subList(0, 3),
+                "the third was under way when the reader attached: " + drained.sizes);
+        assertEquals(SEGMENT, drained.sizes.get(3), "after the reader attached: " + drained.sizes);
+        assertRecords(drained);
+    }
+
     private void emit(int from, int to, int length) throws Exception {
         for (int i = from; i < to; i++) {
             records.add(TestRecords.recordBytes(0, i, length));
