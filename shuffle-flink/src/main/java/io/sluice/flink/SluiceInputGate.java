@@ -14,6 +14,7 @@ import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.partition.ProducerFailedException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
@@ -264,7 +265,12 @@ public final class SluiceInputGate extends IndexedInputGate {
             return Optional.empty();
         }
         while (true) {
-            Optional<io.sluice.api.BufferOrEvent> next = sluice.getNext();
+            Optional<io.sluice.api.BufferOrEvent> next;
+            try {
+                next = sluice.getNext();
+            } catch (io.sluice.api.ProducerFailedException e) {
+                throw asFlinkProducerFailure(e);
+            }
             if (next.isEmpty()) {
                 return Optional.empty();
             }
@@ -284,7 +290,12 @@ public final class SluiceInputGate extends IndexedInputGate {
             return Optional.empty();
         }
         while (true) {
-            Optional<io.sluice.api.BufferOrEvent> next = sluice.pollNext();
+            Optional<io.sluice.api.BufferOrEvent> next;
+            try {
+                next = sluice.pollNext();
+            } catch (io.sluice.api.ProducerFailedException e) {
+                throw asFlinkProducerFailure(e);
+            }
             if (next.isEmpty()) {
                 return Optional.empty();
             }
@@ -293,6 +304,16 @@ public final class SluiceInputGate extends IndexedInputGate {
                 return Optional.of(flink);
             }
         }
+    }
+
+    /**
+     * A producer that failed (or released its partition before this gate read it to its end) reaches the task as
+     * Flink's {@link ProducerFailedException}, a {@code CancelTaskException}, as from Flink's own channels: the
+     * consumer's task is then cancelled, not failed, so the job fails with the producer's own cause rather than with
+     * whichever consumer reported first. Sluice's exception, with the producer's message, is its cause.
+     */
+    private static ProducerFailedException asFlinkProducerFailure(io.sluice.api.ProducerFailedException e) {
+        return new ProducerFailedException(e);
     }
 
     /**
