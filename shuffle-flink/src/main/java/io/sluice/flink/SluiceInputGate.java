@@ -15,6 +15,7 @@ import org.apache.flink.runtime.io.network.api.EventAnnouncement;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.partition.ProducerFailedException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
@@ -267,7 +268,12 @@ public final class SluiceInputGate extends IndexedInputGate {
             return Optional.empty();
         }
         while (true) {
-            Optional<io.sluice.api.BufferOrEvent> next = sluice.getNext();
+            Optional<io.sluice.api.BufferOrEvent> next;
+            try {
+                next = sluice.getNext();
+            } catch (io.sluice.api.ProducerFailedException e) {
+                throw asFlinkProducerFailure(e);
+            }
             if (next.isEmpty()) {
                 return Optional.empty();
             }
@@ -287,7 +293,12 @@ public final class SluiceInputGate extends IndexedInputGate {
             return Optional.empty();
         }
         while (true) {
-            Optional<io.sluice.api.BufferOrEvent> next = sluice.pollNext();
+            Optional<io.sluice.api.BufferOrEvent> next;
+            try {
+                next = sluice.pollNext();
+            } catch (io.sluice.api.ProducerFailedException e) {
+                throw asFlinkProducerFailure(e);
+            }
             if (next.isEmpty()) {
                 return Optional.empty();
             }
@@ -296,6 +307,16 @@ public final class SluiceInputGate extends IndexedInputGate {
                 return Optional.of(flink);
             }
         }
+    }
+
+    /**
+     * A producer that failed (or released its partition before this gate read it to its end) reaches the task as
+     * Flink's {@link ProducerFailedException}, a {@code CancelTaskException}, as from Flink's own channels: the
+     * consumer's task is then cancelled, not failed, so the job fails with the producer's own cause rather than with
+     * whichever consumer reported first. Sluice's exception, with the producer's message, is its cause.
+     */
+    private static ProducerFailedException asFlinkProducerFailure(io.sluice.api.ProducerFailedException e) {
+        return new ProducerFailedException(e);
     }
 
     /**

@@ -32,6 +32,7 @@ import org.apache.flink.runtime.io.network.api.EventAnnouncement;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.partition.ProducerFailedException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
@@ -391,6 +392,32 @@ class SluiceAdapterTest {
             assertEquals(4711, assertInstanceOf(NumberedTaskEvent.class, event).number);
             writer.finish();
             writer.close();
+            gate.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"in-process", "nio"})
+    void producerFailure_reachesTheConsumerAsFlinksProducerFailedException_soItsTaskIsCancelledNotFailed(String link)
+            throws Exception {
+        try (AdapterPair pair = new AdapterPair(link)) {
+            SluiceResultPartitionWriter writer = pair.writer(1);
+            SluiceInputGate gate = pair.gate(writer, 0, 0);
+            writer.emitRecord(flinkRecord(1), 0);
+            writer.flushAll();
+
+            writer.fail(new Exception("snapshot of the producer failed"));
+            writer.close();
+
+            // Flink's task turns a CancelTaskException into CANCELED, so the job fails with the producer's own cause.
+            ProducerFailedException polled = assertThrows(ProducerFailedException.class, () -> {
+                while (true) {
+                    readOne(gate, new ArrayList<>());
+                }
+            });
+            assertTrue(polled.getCause().getMessage().contains("snapshot of the producer failed"),
+                    polled.getCause().getMessage());
+            assertThrows(ProducerFailedException.class, gate::getNext, "the blocking read reports it too");
             gate.close();
         }
     }

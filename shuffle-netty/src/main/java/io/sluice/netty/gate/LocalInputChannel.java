@@ -58,6 +58,13 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
     @GuardedBy("requestLock")
     private ScheduledFuture<?> retry;
     private volatile ResultSubpartitionView view; // written under requestLock
+    /**
+     * Priority events the subpartition announced while {@link #view} was not published yet (it announces those
+     * queued before the reader existed while it creates the view): the gate hears of them only once this channel
+     * can hand them out, because its priority future promises that the next poll returns one.
+     */
+    @GuardedBy("requestLock")
+    private int priorityEventsBeforeView;
     /** The buffer size the gate announced last, or 0: handed to the view once it exists. */
     private volatile int announcedBufferSize;
 
@@ -105,14 +112,20 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
             return;
         }
         boolean keep;
+        int priorityEvents;
         synchronized (requestLock) {
             keep = state != State.RELEASED;
             if (keep) {
                 view = created;
                 state = State.READING;
             }
+            priorityEvents = priorityEventsBeforeView;
+            priorityEventsBeforeView = 0;
         }
         if (keep) {
+            for (int i = 0; i < priorityEvents; i++) {
+                super.notifyPriorityEvent();
+            }
             int bufferSize = announcedBufferSize;
             if (bufferSize > 0) {
                 // Announced before the view existed: the producer cuts its next buffers at that size.
@@ -228,9 +241,18 @@ final class LocalInputChannel extends InputChannel implements BufferAvailability
         notifyChannelNonEmpty();
     }
 
-    /** Public for {@link BufferAvailabilityListener}; InputChannel's protected method does the work. */
+    /**
+     * Public for {@link BufferAvailabilityListener}; InputChannel's protected method does the work, once the view is
+     * published (see {@link #priorityEventsBeforeView}).
+     */
     @Override
     public void notifyPriorityEvent() {
+        synchronized (requestLock) {
+            if (view == null && state != State.RELEASED) {
+                priorityEventsBeforeView++;
+                return;
+            }
+        }
         super.notifyPriorityEvent();
     }
 

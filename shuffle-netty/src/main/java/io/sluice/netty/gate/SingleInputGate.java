@@ -909,7 +909,12 @@ public final class SingleInputGate implements InputGate {
         synchronized (lock) {
             int index = channel.channelIndex();
             if (pendingPriorityEvents[index] > 0) {
-                pendingPriorityEvents[index]--;
+                if (--pendingPriorityEvents[index] == 0 && queued[index]) {
+                    // Queued first by an announcement that came while the consumer took this very event: back behind
+                    // the channels whose priority events still wait, which must lead the queue.
+                    channelsWithData.remove(channel);
+                    channelsWithData.addLast(channel);
+                }
                 // Renewed even while pending: the announcer completes the future after leaving the lock, possibly
                 // after this take, and the gate's current future must not then be done with nothing to take.
                 if (--totalPendingPriorityEvents == 0 && state != GateState.CLOSED) {

@@ -17,6 +17,8 @@ import java.util.ArrayDeque;
 final class ScriptedInputChannel extends InputChannel {
 
     private final ArrayDeque<Buffer> queued = new ArrayDeque<>(); // guarded by this
+    private final ArrayDeque<Buffer> queuedPriority = new ArrayDeque<>(); // guarded by this
+    private Runnable afterNextTake; // guarded by this
     private RuntimeException readFailure; // guarded by this
     private RuntimeException setupFailure; // guarded by this
     private RuntimeException requestFailure; // guarded by this
@@ -35,6 +37,30 @@ final class ScriptedInputChannel extends InputChannel {
             queued.add(buffer);
         }
         notifyChannelNonEmpty();
+    }
+
+    /**
+     * Queues a priority event, handed out before the buffers and events queued with {@link #add}, and tells the gate
+     * that there is something to read; announcing it is left to the test ({@link #announcePriorityEvent()}).
+     */
+    void addPriorityEvent(Buffer event) {
+        synchronized (this) {
+            queuedPriority.add(event);
+        }
+        notifyChannelNonEmpty();
+    }
+
+    /** Announces one priority event to the gate, as a channel's announcing thread does. */
+    void announcePriorityEvent() {
+        notifyPriorityEvent();
+    }
+
+    /**
+     * Runs {@code hook} once, on the consumer's thread, right after its next read took something and before the
+     * gate sees what it took: where another thread's announcement may land.
+     */
+    synchronized void afterNextTake(Runnable hook) {
+        afterNextTake = hook;
     }
 
     /** The next read throws {@code failure}; the gate is told there is something to read. */
@@ -80,15 +106,30 @@ final class ScriptedInputChannel extends InputChannel {
     }
 
     @Override
-    synchronized BufferAndAvailability getNextBuffer() throws IOException {
-        checkError();
-        if (readFailure != null) {
-            RuntimeException failure = readFailure;
-            readFailure = null;
-            throw failure;
+    BufferAndAvailability getNextBuffer() throws IOException {
+        BufferAndAvailability next;
+        Runnable hook;
+        synchronized (this) {
+            checkError();
+            if (readFailure != null) {
+                RuntimeException failure = readFailure;
+                readFailure = null;
+                throw failure;
+            }
+            Buffer priorityEvent = queuedPriority.poll();
+            Buffer taken = priorityEvent != null ? priorityEvent : queued.poll();
+            if (taken == null) {
+                return null;
+            }
+            next = new BufferAndAvailability(taken, !queued.isEmpty() || !queuedPriority.isEmpty(), 0,
+                    priorityEvent != null);
+            hook = afterNextTake;
+            afterNextTake = null;
         }
-        Buffer next = queued.poll();
-        return next == null ? null : new BufferAndAvailability(next, !queued.isEmpty(), 0, false);
+        if (hook != null) {
+            hook.run(); // outside the channel's monitor: a hook may call the gate
+        }
+        return next;
     }
 
     @Override
@@ -113,6 +154,9 @@ final class ScriptedInputChannel extends InputChannel {
         released = true;
         while (!queued.isEmpty()) {
             queued.poll().recycleBuffer();
+        }
+        while (!queuedPriority.isEmpty()) {
+            queuedPriority.poll().recycleBuffer();
         }
         if (releaseFailure != null) {
             throw releaseFailure;

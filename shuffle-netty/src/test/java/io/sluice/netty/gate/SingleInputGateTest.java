@@ -572,6 +572,46 @@ class SingleInputGateTest {
         partition.close();
     }
 
+    // docs/contract.md section 5: a priority event queued before a local channel's (retried) request found the
+    // partition is announced only once the channel can hand it out, so the poll the announcement wakes returns it
+    @Test
+    void priorityEventQueuedBeforeALateLocalRequest_isAnnouncedOnlyOnceTheChannelCanHandItOut() throws Exception {
+        ResultPartitionId lateId = ResultPartitionId.random();
+        ResultPartition other = fixture.setUpPartition(1);
+        other.emitRecord(TestRecords.record(0, 0, PartitionFixture.ONE_BUFFER_RECORD), 0);
+        other.flush(0);
+        ManualRetryScheduler retries = new ManualRetryScheduler();
+        SingleInputGate gate = gates.gate(retries, LocalGates.INITIAL_BACKOFF, LocalGates.MAX_BACKOFF, 0, lateId,
+                other.partitionId());
+        opened.add(gate);
+        gate.setup(); // the late partition is not registered yet: its channel retries
+        ResultPartition late = fixture.newPartition().id(lateId).subpartitions(1).setUp();
+        late.broadcastEvent(text("unaligned barrier"), true);
+        // Flink's checkpointed gate polls from the priority future's continuation, as soon as it completes.
+        List<BufferOrEvent> polledOnAnnouncement = new ArrayList<>();
+        gate.priorityEventWakeUpFuture().thenRun(() -> {
+            try {
+                gate.pollNext().ifPresent(polledOnAnnouncement::add);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+
+        assertTrue(retries.runNext(), "the retried request");
+
+        assertEquals(1, polledOnAnnouncement.size(), "the poll woken by the announcement got an element");
+        BufferOrEvent polled = polledOnAnnouncement.get(0);
+        try {
+            assertTrue(polled.isPriority(), "the announced priority event, not the other channel's data: " + polled);
+        } finally {
+            polled.recycle();
+        }
+        BufferOrEvent data = gate.pollNext().orElseThrow();
+        assertFalse(data.isEvent(), "then the other channel's data: " + data);
+        data.recycle();
+        retries.shutdownNow();
+    }
+
     // BUF-1 through the gate: a buffer handed to the engine is recycled once; a second recycle fails
     @Test
     void handedOutBuffer_recycledTwice_fails_andIsReturnedOnlyOnce() throws Exception {
