@@ -57,8 +57,8 @@ public final class BundleProbe {
      *
      * @param flinkOptions Flink configuration options of both TaskManagers ({@code sluice.*} keys among them)
      * @return {@code count}, {@code crc} of the records read (in order), {@code payloadBytes} and
-     *     {@code bytesReceived}: what the consumer's connection read from the socket (after TLS, before
-     *     decompression)
+     *     {@code bytesReceived}: the most the consumer's connections had read from their sockets (after TLS,
+     *     before decompression) when sampled, while reading and at the end
      */
     public static Map<String, Long> moveRecords(Map<String, String> flinkOptions, Path tmpDir, int records)
             throws Exception {
@@ -147,26 +147,38 @@ public final class BundleProbe {
                 return null;
             });
             long count = 0;
+            long bytesReceived = 0;
             CRC32 crc = new CRC32();
             try (RecordReader reader = new RecordReader(gate)) {
                 for (RecordOrEvent next = reader.next(); next != null; next = reader.next()) {
                     if (!next.isEvent()) {
                         crc.update(next.data());
                         count++;
+                        if (count % 1000 == 0) {
+                            // Sampled while reading: the connection may close, and leave the metrics, once the
+                            // partition is read to its end.
+                            bytesReceived = Math.max(bytesReceived, bytesReceived(consumer));
+                        }
                     }
                 }
             }
             produced.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            long bytesReceived = 0;
-            for (ConnectionMetrics connection : consumer.connectionMetrics()) {
-                bytesReceived += connection.bytesReceived();
-            }
+            bytesReceived = Math.max(bytesReceived, bytesReceived(consumer));
             writer.close();
             return Map.of("count", count, "crc", crc.getValue(), "payloadBytes", (long) records * RECORD_BYTES,
                     "bytesReceived", bytesReceived);
         } finally {
             producing.shutdownNow();
         }
+    }
+
+    /** What the environment's open connections have read from their sockets so far. */
+    private static long bytesReceived(io.sluice.api.ShuffleEnvironment consumer) {
+        long bytes = 0;
+        for (ConnectionMetrics connection : consumer.connectionMetrics()) {
+            bytes += connection.bytesReceived();
+        }
+        return bytes;
     }
 
     /** Record {@code i}: its index, then a repeating pattern (compressible). */
