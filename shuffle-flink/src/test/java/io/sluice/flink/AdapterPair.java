@@ -12,6 +12,7 @@ import io.sluice.api.ShuffleMaster;
 import io.sluice.api.ShuffleOptions;
 import io.sluice.netty.NettyShuffleServiceFactory;
 import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.event.AbstractEvent;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.io.network.TaskEventDispatcher;
@@ -77,6 +78,13 @@ final class AdapterPair implements AutoCloseable {
 
     SluiceResultPartitionWriter writer(int subpartitions) throws Exception {
         return writer(subpartitions, new TaskEventDispatcher());
+    }
+
+    /** A set-up writer whose checkpointed output goes to {@code state}, as Flink's task wires it. */
+    SluiceResultPartitionWriter writer(int subpartitions, ChannelStateWriter state) throws Exception {
+        SluiceResultPartitionWriter writer = writer(subpartitions);
+        writer.setChannelStateWriter(state);
+        return writer;
     }
 
     /** A set-up writer whose consumers' task events go to {@code dispatcher}. */

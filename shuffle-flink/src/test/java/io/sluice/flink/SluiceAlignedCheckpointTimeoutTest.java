@@ -53,9 +53,8 @@ class SluiceAlignedCheckpointTimeoutTest {
     void barrierSentInPlace_completesTheOutputFutureEmpty_andATimeoutAfterwardsChangesNothing(String link)
             throws Exception {
         try (AdapterPair pair = new AdapterPair(link)) {
-            SluiceResultPartitionWriter writer = pair.writer(1);
             RecordingChannelStateWriter state = new RecordingChannelStateWriter();
-            writer.setChannelStateWriter(state);
+            SluiceResultPartitionWriter writer = pair.writer(1, state);
             SluiceInputGate gate = pair.gate(writer, 0, 0);
             writer.emitRecord(flinkRecord(0), 0);
             writer.emitRecord(flinkRecord(1), 0);
@@ -99,9 +98,8 @@ class SluiceAlignedCheckpointTimeoutTest {
     void timeoutWhileTheBarrierIsQueued_unalignedBarrierOvertakesTheDataBeforeIt_whichCompletesTheOutputFuture(
             String link) throws Exception {
         try (AdapterPair pair = new AdapterPair(link)) {
-            SluiceResultPartitionWriter writer = pair.writer(1);
             RecordingChannelStateWriter state = new RecordingChannelStateWriter();
-            writer.setChannelStateWriter(state);
+            SluiceResultPartitionWriter writer = pair.writer(1, state);
             // Not requested yet: everything stays queued at the producer, as under backpressure.
             SluiceInputGate gate = pair.unrequestedGate(new SluiceResultPartitionWriter[] {writer}, new int[] {0}, 0);
             for (int i = 0; i < QUEUED_RECORDS; i++) {
@@ -136,9 +134,8 @@ class SluiceAlignedCheckpointTimeoutTest {
     @Test
     void abortedCheckpoint_failsTheOutputFuture_andItsBarrierStillGoesOutInPlace() throws Exception {
         try (AdapterPair pair = new AdapterPair("in-process")) {
-            SluiceResultPartitionWriter writer = pair.writer(1);
             RecordingChannelStateWriter state = new RecordingChannelStateWriter();
-            writer.setChannelStateWriter(state);
+            SluiceResultPartitionWriter writer = pair.writer(1, state);
             SluiceInputGate gate = pair.gate(writer, 0, 0);
             writer.emitRecord(flinkRecord(0), 0);
             writer.broadcastEvent(new CheckpointBarrier(7, 0, TIMEOUTABLE), false);
@@ -162,9 +159,8 @@ class SluiceAlignedCheckpointTimeoutTest {
     @Test
     void writerReleasedWhileTheBarrierIsQueued_failsTheOutputFuture_namingThePartition() throws Exception {
         try (AdapterPair pair = new AdapterPair("in-process")) {
-            SluiceResultPartitionWriter writer = pair.writer(2);
             RecordingChannelStateWriter state = new RecordingChannelStateWriter();
-            writer.setChannelStateWriter(state);
+            SluiceResultPartitionWriter writer = pair.writer(2, state);
             writer.broadcastEvent(new CheckpointBarrier(7, 0, TIMEOUTABLE), false);
 
             writer.release(new RuntimeException("task failed"));

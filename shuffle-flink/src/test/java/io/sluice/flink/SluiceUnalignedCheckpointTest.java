@@ -57,9 +57,8 @@ class SluiceUnalignedCheckpointTest {
     void unalignedBarrier_handsTheRecordsItOvertook_toTheChannelStateWriter_andTheConsumerStillGetsThemAfterIt(
             String link) throws Exception {
         try (AdapterPair pair = new AdapterPair(link)) {
-            SluiceResultPartitionWriter writer = pair.writer(1);
             RecordingChannelStateWriter state = new RecordingChannelStateWriter();
-            writer.setChannelStateWriter(state);
+            SluiceResultPartitionWriter writer = pair.writer(1, state);
             SluiceInputGate gate = pair.gate(writer, 0, 0);
             for (int i = 0; i < 5; i++) {
                 writer.emitRecord(flinkRecord(i), 0); // not flushed: all still queued at the producer
@@ -89,9 +88,8 @@ class SluiceUnalignedCheckpointTest {
     void checkpointStarted_everyRecordBeforeTheChannelsBarrierIsPersistedOnce_atTheProducerOrTheConsumer(
             String link) throws Exception {
         try (AdapterPair pair = new AdapterPair(link)) {
-            SluiceResultPartitionWriter writer = pair.writer(1);
             RecordingChannelStateWriter state = new RecordingChannelStateWriter();
-            writer.setChannelStateWriter(state);
+            SluiceResultPartitionWriter writer = pair.writer(1, state);
             SluiceInputGate gate = pair.gate(writer, 0, 0);
             gate.setChannelStateWriter(state);
             for (int i = 0; i < 5; i++) {

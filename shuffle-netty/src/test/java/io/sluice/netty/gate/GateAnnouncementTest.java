@@ -20,10 +20,8 @@ import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Predicate;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,8 +38,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(30)
 class GateAnnouncementTest {
-
-    private static final Predicate<ByteBuffer> BARRIER = payload -> "barrier".equals(utf8(payload));
 
     private final RemoteChannels remote = new RemoteChannels(256, 64);
     private final PartitionFixture fixture = new PartitionFixture();
@@ -143,7 +139,7 @@ class GateAnnouncementTest {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         RecordingSink sink = RecordingSink.recyclingAtOnce();
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         receiveDataThenBarrier(channel, "a0", "a1");
 
         Element announcement = Element.take(gate);
@@ -170,7 +166,7 @@ class GateAnnouncementTest {
         }
 
         RecordingSink sink = RecordingSink.recyclingAtOnce();
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(List.of("a0", "a1"), sink.texts(0), "the data held, received before the moved event");
         receive(channel, 3, "a3");
         taken.addAll(takeAll(gate));
@@ -186,7 +182,7 @@ class GateAnnouncementTest {
         Element.take(gate);
         RecordingSink sink = RecordingSink.recyclingAtOnce();
 
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(List.of("a0"), sink.texts(0));
         assertEquals(List.of("0:a0", "0:event barrier"), takeAll(gate));
         assertEquals(List.of("a0"), sink.texts(0));

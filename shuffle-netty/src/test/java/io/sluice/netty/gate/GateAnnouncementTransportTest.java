@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Predicate;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
@@ -33,9 +32,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(120)
 class GateAnnouncementTransportTest {
-
-    private static final Predicate<ByteBuffer> BARRIER =
-            payload -> "barrier".equals(StandardCharsets.UTF_8.decode(payload).toString());
 
     private final EnvironmentFixture environments = new EnvironmentFixture();
 
@@ -56,7 +52,7 @@ class GateAnnouncementTransportTest {
 
         EnvironmentFixture.emitWholeBuffers(writer, 0, 3);
         Await.until(() -> gate.metrics().queuedBuffers() == 3, "three buffers queued for the consumer");
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         writer.broadcastAnnouncedBlockingEvent(ByteBuffer.wrap("barrier".getBytes(StandardCharsets.UTF_8)),
                 (subpartition, outcome) -> { });
         // Behind the event: held by the producer until the consumer resumes.

@@ -20,11 +20,9 @@ import io.sluice.netty.partition.ResultPartition;
 import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,8 +39,6 @@ import org.junit.jupiter.api.Timeout;
 class GateInFlightDataTest {
 
     /** The ending event of these tests: a barrier, priority or not. */
-    private static final Predicate<ByteBuffer> BARRIER = payload -> "barrier".equals(utf8(payload));
-
     private final RemoteChannels remote = new RemoteChannels(256, 64);
     private final PartitionFixture fixture = new PartitionFixture();
     private final LocalGates localGates = new LocalGates(fixture);
@@ -67,7 +63,7 @@ class GateInFlightDataTest {
         receive(channel, 1, "a1");
         RecordingSink sink = RecordingSink.recyclingAtOnce();
 
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(List.of("a0", "a1"), sink.texts(0), "the held data, in order, within the call");
 
         assertEquals("0:a0", take(gate));
@@ -90,7 +86,7 @@ class GateInFlightDataTest {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         RecordingSink sink = RecordingSink.recyclingAtOnce();
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
 
         receive(channel, 0, "a0");
         receive(channel, 1, "a1");
@@ -115,7 +111,7 @@ class GateInFlightDataTest {
         assertEquals("0:priority barrier", take(gate), "the barrier that starts the checkpoint");
 
         RecordingSink sink = RecordingSink.recyclingAtOnce();
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(List.of("a0", "a1"), sink.texts(0), "the held data received before the barrier, at the call");
 
         assertEquals(List.of("0:a0", "0:a1", "0:a3"), takeAll(gate));
@@ -132,7 +128,7 @@ class GateInFlightDataTest {
         receive(held, 2, "a2");
         RecordingSink sink = RecordingSink.recyclingAtOnce();
 
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(List.of("a0"), sink.texts(0), "the held data before the held barrier, at the call");
         assertEquals(List.of(), sink.texts(1));
 
@@ -157,7 +153,7 @@ class GateInFlightDataTest {
         assertEquals("0:priority barrier", take(gate), "the first barrier, which starts the checkpoint");
 
         RecordingSink sink = RecordingSink.recyclingAtOnce();
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(List.of("a0"), sink.texts(0));
         assertEquals(List.of("b0"), sink.texts(1));
 
@@ -182,7 +178,7 @@ class GateInFlightDataTest {
         receive(channel, 3, "a3");
         RecordingSink sink = RecordingSink.recyclingAtOnce();
 
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(List.of("a0", "a3"), sink.texts(0), "every held buffer; no event");
         receive(channel, 4, "a4");
         List<byte[]> consumed = new ArrayList<>();
@@ -208,7 +204,7 @@ class GateInFlightDataTest {
         receive(first, 0, "a0");
         receive(second, 0, "b0");
         RecordingSink sink = RecordingSink.keepingBuffers();
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         receive(first, 1, "a1");
 
         gate.stopPersisting();
@@ -232,7 +228,7 @@ class GateInFlightDataTest {
         receive(channel, 0, "a0");
         receive(channel, 1, "a1");
         RecordingSink sink = RecordingSink.keepingBuffers();
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals("0:a0", take(gate));
 
         gate.close();
@@ -248,7 +244,7 @@ class GateInFlightDataTest {
         SingleInputGate gate = remote.gate(1, 8, 0);
         RemoteInputChannel channel = RemoteChannels.channel(gate, 0);
         RecordingSink first = RecordingSink.recyclingAtOnce();
-        gate.startPersisting(BARRIER, first);
+        gate.startPersisting(TextElements.BARRIER, first);
         gate.stopPersisting();
         receive(channel, 0, "a0");
         receiveEvent(channel, 1, "barrier", true);
@@ -278,11 +274,11 @@ class GateInFlightDataTest {
         };
 
         IllegalStateException atStart = assertThrows(IllegalStateException.class,
-                () -> gate.startPersisting(BARRIER, failing));
+                () -> gate.startPersisting(TextElements.BARRIER, failing));
         assertEquals("disk full", atStart.getMessage());
         assertEquals(List.of("0:a0", "0:a1"), takeAll(gate), "persisting stopped: the failing sink sees nothing more");
 
-        gate.startPersisting(BARRIER, failing);
+        gate.startPersisting(TextElements.BARRIER, failing);
         receive(channel, 2, "a2");
         ShuffleException atTake = assertThrows(ShuffleException.class, gate::pollNext);
         assertTrue(atTake.getMessage().contains("channel 0") && atTake.getMessage().contains("disk full"),
@@ -301,7 +297,7 @@ class GateInFlightDataTest {
         partition.flushAll();
         RecordingSink sink = RecordingSink.recyclingAtOnce();
 
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(0, sink.persisted().size(), "a local channel holds nothing it received: nothing at the call");
 
         GateElement r0 = GateElement.poll(gate);
@@ -337,7 +333,7 @@ class GateInFlightDataTest {
         aligned.flushAll();
         RecordingSink sink = RecordingSink.recyclingAtOnce();
 
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         List<GateElement> rest = new ArrayList<>();
         for (GateElement next = GateElement.poll(gate); next != null; next = GateElement.poll(gate)) {
             rest.add(next);
@@ -355,7 +351,7 @@ class GateInFlightDataTest {
         ResultPartition partition = fixture.setUpPartition(1);
         SingleInputGate gate = localGate(partition);
         RecordingSink sink = RecordingSink.keepingBuffers();
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         for (int i = 0; i < 3; i++) {
             partition.emitRecord(TestRecords.record(0, i, PartitionFixture.ONE_BUFFER_RECORD), 0);
         }

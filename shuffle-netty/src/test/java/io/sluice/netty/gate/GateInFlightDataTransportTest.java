@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Predicate;
 import java.util.zip.CRC32;
 
 import org.junit.jupiter.api.AfterEach;
@@ -34,9 +33,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Timeout(120)
 class GateInFlightDataTransportTest {
-
-    private static final Predicate<ByteBuffer> BARRIER =
-            payload -> "barrier".equals(StandardCharsets.UTF_8.decode(payload).toString());
 
     private final EnvironmentFixture environments = new EnvironmentFixture();
 
@@ -57,7 +53,7 @@ class GateInFlightDataTransportTest {
         // A: three buffers that reach the consumer's side before the checkpoint starts.
         EnvironmentFixture.emitWholeBuffers(writer, 0, 3);
         Await.until(() -> gate.metrics().queuedBuffers() == 3, "three buffers queued for the consumer");
-        gate.startPersisting(BARRIER, sink);
+        gate.startPersisting(TextElements.BARRIER, sink);
         assertEquals(remote ? 3 : 0, sink.persisted().size(), "a remote channel hands what it holds at the call");
         List<byte[]> a = take(gate, 3);
 

@@ -16,7 +16,6 @@ import io.sluice.netty.testing.PartitionFixture;
 import io.sluice.netty.testing.TestRecords;
 import io.sluice.testing.BackgroundTask;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,7 +155,7 @@ class GateRecoveredElementsTest {
         assertEquals(2, next.get().channelIndex());
 
         RecordingSink sink = RecordingSink.recyclingAtOnce();
-        union.startPersisting(payload -> "barrier".equals(StandardCharsets.UTF_8.decode(payload).toString()), sink);
+        union.startPersisting(TextElements.BARRIER, sink);
         third.emitRecord(TestRecords.record(2, 0, 10), 0);
         third.flushAll();
         first.emitRecord(TestRecords.record(0, 0, 10), 0);

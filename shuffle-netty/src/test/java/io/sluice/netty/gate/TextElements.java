@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Short text streams for gate tests: a remote channel handed text buffers and events the way its connection's event
@@ -20,6 +21,9 @@ import java.util.Optional;
  * <p>Stateless; each method on the thread its channel or gate method names (the test thread plays both).
  */
 final class TextElements {
+
+    /** Whether an event's payload is the text "barrier": the ending event these tests persist up to. */
+    static final Predicate<ByteBuffer> BARRIER = payload -> "barrier".equals(utf8(payload));
 
     private TextElements() {
     }
